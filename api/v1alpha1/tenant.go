@@ -1,0 +1,79 @@
+package v1alpha1
+
+// Labels and annotations Landlord puts on what it manages.
+const (
+	// TenantLabel names the tenant that owns a namespace or managed object.
+	TenantLabel = "landlord.dev/tenant"
+	// ManagedByLabel marks objects the Landlord controller created.
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	// ManagedByValue is the value of ManagedByLabel on Landlord's objects.
+	ManagedByValue = "landlord"
+	// OriginLabel records who created a tenant namespace.
+	OriginLabel = "landlord.dev/origin"
+
+	// Finalizer holds a Tenant until what it created is removed or released.
+	Finalizer = "landlord.dev/finalizer"
+
+	// DefaultRole is the ClusterRole bound in tenant namespaces by default.
+	DefaultRole = "landlord-tenant"
+	// VariablesConfigMap holds the tenant's variables in each namespace.
+	VariablesConfigMap = "tenant-vars"
+)
+
+// Condition types, the kstatus way.
+const (
+	ReadyCondition       = "Ready"
+	ReconcilingCondition = "Reconciling"
+	StalledCondition     = "Stalled"
+)
+
+// ReconcilerName is the service account Flux impersonates for the tenant.
+func (t *Tenant) ReconcilerName() string {
+	if t.Spec.ServiceAccountName != "" {
+		return t.Spec.ServiceAccountName
+	}
+	return t.Name
+}
+
+// RoleName is the ClusterRole bound in the tenant's namespaces.
+func (t *Tenant) RoleName() string {
+	if t.Spec.Role != "" {
+		return t.Spec.Role
+	}
+	return DefaultRole
+}
+
+// HomeNamespace holds the tenant's Flux objects: its first namespace.
+func (t *Tenant) HomeNamespace() string {
+	if len(t.Spec.Namespaces) == 0 {
+		return ""
+	}
+	return t.Spec.Namespaces[0].Name
+}
+
+// NamespaceNames lists the namespaces the platform assigned.
+func (t *Tenant) NamespaceNames() []string {
+	names := make([]string, 0, len(t.Spec.Namespaces))
+	for _, ns := range t.Spec.Namespaces {
+		names = append(names, ns.Name)
+	}
+	return names
+}
+
+// PodSecurityLevel is the enforced level, restricted unless set.
+func (t *Tenant) PodSecurityLevel() PodSecurityLevel {
+	if t.Spec.PodSecurity != "" {
+		return t.Spec.PodSecurity
+	}
+	return PodSecurityRestricted
+}
+
+// Isolated reports whether the tenant's namespaces get a NetworkPolicy.
+func (t *Tenant) Isolated() bool {
+	return t.Spec.Network.Isolation != NetworkIsolationNone
+}
+
+// Retains reports whether removal releases namespaces instead of deleting.
+func (t *Tenant) Retains() bool {
+	return t.Spec.DeletionPolicy == DeletionPolicyRetain
+}

@@ -1,0 +1,384 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TenantSpec is what the platform admin grants one tenant.
+// +kubebuilder:validation:XValidation:rule="size(self.namespaces) > 0 || has(self.selfService)",message="spec.namespaces must list at least one namespace unless spec.selfService is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || size(self.sources) == 0 || size(self.namespaces) > 0",message="spec.sources need spec.namespaces: the first namespace holds the Flux objects"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.targetNamespace) || self.namespaces.exists(n, n.name == s.targetNamespace) || (has(self.selfService) && s.targetNamespace.startsWith(self.selfService.prefix)))",message="spec.sources[].targetNamespace must be one of the tenant's namespaces"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.dependsOn) || s.dependsOn.all(d, d != s.name && self.sources.exists(o, o.name == d)))",message="spec.sources[].dependsOn must name other sources of this tenant"
+type TenantSpec struct {
+	// Namespaces assigned to the tenant by the platform. The first one holds
+	// the tenant's Flux objects.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:default={}
+	Namespaces []TenantNamespace `json:"namespaces"`
+
+	// SelfService lets the tenant create its own namespaces within limits.
+	// +optional
+	SelfService *SelfService `json:"selfService,omitempty"`
+
+	// Owners are the humans and groups bound to the tenant role in every
+	// tenant namespace.
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	Owners []Owner `json:"owners,omitempty"`
+
+	// ServiceAccountName is the reconciler identity Flux impersonates in the
+	// tenant's namespaces. Defaults to the tenant's name.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// Role is the ClusterRole bound to the reconciler and the owners in each
+	// tenant namespace.
+	// +kubebuilder:default=landlord-tenant
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="!(self in ['cluster-admin', 'system:masters'])",message="spec.role must not be cluster-admin: that role is not namespace-bound in effect"
+	// +optional
+	Role string `json:"role,omitempty"`
+
+	// ExtraClusterRoles are platform-approved cluster-wide grants, bound with
+	// a ClusterRoleBinding to the reconciler.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:XValidation:rule="self.all(r, !(r in ['cluster-admin', 'admin', 'edit']))",message="spec.extraClusterRoles must not grant cluster-admin, admin or edit cluster-wide"
+	// +optional
+	ExtraClusterRoles []string `json:"extraClusterRoles,omitempty"`
+
+	// Sources are the Git repositories Flux syncs for the tenant.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Sources []Source `json:"sources,omitempty"`
+
+	// AllowedSources are URL patterns ('*' matches within a path segment, a
+	// trailing '/*' any path below) that the tenant's own sources must match.
+	// Empty allows any URL.
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	AllowedSources []string `json:"allowedSources,omitempty"`
+
+	// Variables are substituted by Flux into the tenant's manifests
+	// (postBuild.substituteFrom).
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[_a-zA-Z][_a-zA-Z0-9]*$'))",message="spec.variables keys must be shell-style names: letters, digits and '_', not starting with a digit"
+	// +optional
+	Variables map[string]string `json:"variables,omitempty"`
+
+	// Quota caps the resources of each tenant namespace.
+	// +optional
+	Quota *Quota `json:"quota,omitempty"`
+
+	// LimitRange sets container defaults and bounds in each tenant namespace.
+	// +optional
+	LimitRange *LimitRange `json:"limitRange,omitempty"`
+
+	// Network isolates the tenant's namespaces from other tenants.
+	// +kubebuilder:default={isolation: Tenant}
+	// +optional
+	Network Network `json:"network,omitempty"`
+
+	// PodSecurity is the Pod Security Admission level enforced in each tenant
+	// namespace.
+	// +kubebuilder:default=restricted
+	// +optional
+	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
+
+	// DeletionPolicy says what happens to the tenant's namespaces when they
+	// leave the spec or the Tenant is deleted.
+	// +kubebuilder:default=Delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// Suspend stops Flux syncing the tenant's sources; the guard rails stay.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+}
+
+// TenantNamespace is one namespace assigned by the platform.
+type TenantNamespace struct {
+	// Name of the namespace.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="!(self in ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'flux-system', 'landlord-system'])",message="spec.namespaces[].name must not be a platform namespace"
+	Name string `json:"name"`
+}
+
+// SelfService bounds the namespaces a tenant may create itself.
+type SelfService struct {
+	// Prefix every self-service namespace name must start with.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*)?$`
+	Prefix string `json:"prefix"`
+
+	// MaxNamespaces is how many self-service namespaces may exist at once.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxNamespaces int32 `json:"maxNamespaces"`
+}
+
+// Owner is a subject bound to the tenant role.
+// +kubebuilder:validation:XValidation:rule="(self.kind == 'ServiceAccount') == has(self.namespace)",message="spec.owners[].namespace is required for kind ServiceAccount and not allowed otherwise"
+type Owner struct {
+	// Kind of the subject.
+	// +kubebuilder:validation:Enum=User;Group;ServiceAccount
+	Kind string `json:"kind"`
+
+	// Name of the subject.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+
+	// Namespace of a ServiceAccount subject.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Source is one repository Flux syncs into the tenant's namespaces.
+// +kubebuilder:validation:XValidation:rule="has(self.git) != has(self.template)",message="spec.sources[] must set exactly one of git or template"
+type Source struct {
+	// Name of the GitRepository and Kustomization made for this source.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Git is the tenant's own repository; it must match allowedSources.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
+
+	// Template is a platform-owned repository stamped for this tenant with
+	// its variables; allowedSources does not apply to it.
+	// +optional
+	Template *GitSource `json:"template,omitempty"`
+
+	// Path to the directory in the repository to build.
+	// +kubebuilder:default="./"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="spec.sources[].path must not contain '..'"
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// Interval between syncs.
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +optional
+	Interval metav1.Duration `json:"interval,omitempty"`
+
+	// Prune deletes objects removed from the repository.
+	// +kubebuilder:default=true
+	// +optional
+	Prune *bool `json:"prune,omitempty"`
+
+	// Timeout for building, applying and health-checking.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// Decryption of SOPS-encrypted manifests.
+	// +optional
+	Decryption *Decryption `json:"decryption,omitempty"`
+
+	// TargetNamespace overrides the namespace of every object of this
+	// source; it must be a namespace of this tenant.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	TargetNamespace string `json:"targetNamespace,omitempty"`
+
+	// DependsOn names sources of this tenant that must be Ready first.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	DependsOn []string `json:"dependsOn,omitempty"`
+}
+
+// GitSource points at a Git repository.
+type GitSource struct {
+	// URL of the repository.
+	// +kubebuilder:validation:Pattern="^(http|https|ssh)://.*$"
+	URL string `json:"url"`
+
+	// Ref to check out; the remote's default branch when empty.
+	// +optional
+	Ref *GitRef `json:"ref,omitempty"`
+
+	// SecretRef names a Secret in the tenant's first namespace holding the
+	// Git credentials.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	SecretRef string `json:"secretRef,omitempty"`
+}
+
+// GitRef selects one revision of a repository.
+// +kubebuilder:validation:XValidation:rule="[has(self.branch), has(self.tag), has(self.semver), has(self.commit)].filter(x, x).size() <= 1",message="spec.sources[].git.ref must set at most one of branch, tag, semver or commit"
+type GitRef struct {
+	// +optional
+	Branch string `json:"branch,omitempty"`
+	// +optional
+	Tag string `json:"tag,omitempty"`
+	// +optional
+	SemVer string `json:"semver,omitempty"`
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]{7,64}$`
+	// +optional
+	Commit string `json:"commit,omitempty"`
+}
+
+// Decryption configures how Flux decrypts a source's secrets.
+type Decryption struct {
+	// Provider of the decryption.
+	// +kubebuilder:validation:Enum=sops
+	// +kubebuilder:default=sops
+	Provider string `json:"provider"`
+
+	// SecretRef names a Secret in the tenant's first namespace holding the
+	// decryption keys.
+	// +optional
+	SecretRef string `json:"secretRef,omitempty"`
+}
+
+// Quota is the ResourceQuota of each tenant namespace.
+type Quota struct {
+	// Hard limits, as in a ResourceQuota.
+	Hard corev1.ResourceList `json:"hard"`
+}
+
+// LimitRange is the LimitRange of each tenant namespace.
+type LimitRange struct {
+	// Limits, as in a LimitRange.
+	// +kubebuilder:validation:MinItems=1
+	Limits []corev1.LimitRangeItem `json:"limits"`
+}
+
+// Network is the tenant's network isolation.
+type Network struct {
+	// Isolation Tenant denies ingress from namespaces of other tenants and
+	// allows it from the tenant's own; None renders no NetworkPolicy.
+	// +kubebuilder:validation:Enum=Tenant;None
+	// +kubebuilder:default=Tenant
+	// +optional
+	Isolation NetworkIsolation `json:"isolation,omitempty"`
+
+	// AllowFrom lists namespaces, such as an ingress controller's, from which
+	// ingress is allowed too.
+	// +kubebuilder:validation:MaxItems=50
+	// +optional
+	AllowFrom []string `json:"allowFrom,omitempty"`
+}
+
+// NetworkIsolation is a level of network isolation.
+type NetworkIsolation string
+
+const (
+	NetworkIsolationTenant NetworkIsolation = "Tenant"
+	NetworkIsolationNone   NetworkIsolation = "None"
+)
+
+// PodSecurityLevel is a Pod Security Standards level.
+// +kubebuilder:validation:Enum=privileged;baseline;restricted
+type PodSecurityLevel string
+
+const (
+	PodSecurityPrivileged PodSecurityLevel = "privileged"
+	PodSecurityBaseline   PodSecurityLevel = "baseline"
+	PodSecurityRestricted PodSecurityLevel = "restricted"
+)
+
+// DeletionPolicy is what happens to a tenant's namespaces on removal.
+// +kubebuilder:validation:Enum=Delete;Retain
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete deletes what Landlord created, Flux objects first.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyRetain releases namespaces and their content unmanaged.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+)
+
+// TenantStatus is what Landlord observed of a tenant.
+type TenantStatus struct {
+	// ObservedGeneration is the last generation reconciled.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Ready, Reconciling, Stalled.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Namespaces of the tenant and where each came from.
+	// +optional
+	Namespaces []NamespaceStatus `json:"namespaces,omitempty"`
+
+	// Sources reports the sync of each source.
+	// +optional
+	Sources []SourceStatus `json:"sources,omitempty"`
+}
+
+// NamespaceOrigin tells who created a tenant namespace.
+// +kubebuilder:validation:Enum=Platform;SelfService
+type NamespaceOrigin string
+
+const (
+	NamespaceOriginPlatform    NamespaceOrigin = "Platform"
+	NamespaceOriginSelfService NamespaceOrigin = "SelfService"
+)
+
+// NamespaceStatus is one tenant namespace as observed.
+type NamespaceStatus struct {
+	Name   string          `json:"name"`
+	Origin NamespaceOrigin `json:"origin"`
+	// Ready is false while the namespace cannot be provisioned.
+	Ready bool `json:"ready"`
+	// Message says why a namespace is not ready.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// SourceStatus is the sync of one source, folded from Flux.
+type SourceStatus struct {
+	Name string `json:"name"`
+	// Revision last applied by the Kustomization.
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	Ready    bool   `json:"ready"`
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// Tenant is one team sharing the cluster: its namespaces, identity, guard
+// rails and the Git repositories Flux syncs for it.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=tnt
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Namespaces",type=string,JSONPath=`.status.namespaces[*].name`
+// +kubebuilder:printcolumn:name="Revision",type=string,JSONPath=`.status.sources[*].revision`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label (lowercase letters, digits and '-', at most 63 characters)"
+type Tenant struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   TenantSpec   `json:"spec,omitempty"`
+	Status TenantStatus `json:"status,omitempty"`
+}
+
+// TenantList is a list of Tenants.
+// +kubebuilder:object:root=true
+type TenantList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Tenant `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Tenant{}, &TenantList{})
+}

@@ -1,0 +1,174 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+// Requeue intervals: conflicts may clear when another tenant lets go, and
+// Flux objects or namespaces being deleted finish on their own time.
+const (
+	conflictRequeue = 30 * time.Second
+	deletionRequeue = 2 * time.Second
+)
+
+// TenantReconciler provisions each Tenant's namespaces, guard rails and
+// Flux objects.
+type TenantReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=landlord.dev,resources=tenants,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=landlord.dev,resources=tenants/status;tenants/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=namespaces;serviceaccounts;configmaps;resourcequotas;limitranges,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings;clusterrolebindings,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,verbs=bind
+// +kubebuilder:rbac:groups=source.toolkit.fluxcd.io,resources=gitrepositories,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=kustomize.toolkit.fluxcd.io,resources=kustomizations,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one Tenant to its desired state and reports it.
+func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	tenant := &v1alpha1.Tenant{}
+	if err := r.Get(ctx, req.NamespacedName, tenant); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	before := tenant.DeepCopy()
+	defer func() {
+		if released(tenant) {
+			return
+		}
+		if err := r.patchStatus(ctx, before, tenant); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+		recordMetrics(tenant)
+	}()
+
+	if !tenant.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, tenant)
+	}
+	if controllerutil.AddFinalizer(tenant, v1alpha1.Finalizer) {
+		patch := client.MergeFrom(before.DeepCopy())
+		if err := r.Patch(ctx, tenant, patch, client.FieldOwner(FieldOwner)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
+		}
+		before.Finalizers = tenant.Finalizers
+		before.ResourceVersion = tenant.ResourceVersion
+	}
+	return r.reconcile(ctx, tenant)
+}
+
+// reconcile applies the render, prunes what left it and reports status.
+func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
+
+	objects, err := render.Objects(tenant)
+	if err != nil {
+		r.stall(tenant, "InvalidSpec", err)
+		return ctrl.Result{}, nil
+	}
+
+	claims, err := r.claimNamespaces(ctx, tenant)
+	if err != nil {
+		return r.fail(tenant, "NamespaceError", err)
+	}
+	objects = claims.filter(objects)
+
+	if err := r.apply(ctx, objects); err != nil {
+		if apierrors.IsInvalid(err) {
+			r.stall(tenant, "InvalidSpec", err)
+			return ctrl.Result{}, nil
+		}
+		return r.fail(tenant, "ApplyFailed", err)
+	}
+	pruned, err := r.prune(ctx, tenant, objects)
+	if err != nil {
+		return r.fail(tenant, "PruneFailed", err)
+	}
+	if pruned > 0 {
+		log.Info("pruned objects that left the spec", "count", pruned)
+		r.Recorder.Eventf(tenant, nil, "Normal", "Pruned", "Prune", "removed %d objects that left the spec", pruned)
+	}
+
+	tenant.Status.Namespaces = claims.status()
+	if err := r.foldSources(ctx, tenant); err != nil {
+		return r.fail(tenant, "SourceStatusFailed", err)
+	}
+	tenant.Status.ObservedGeneration = tenant.Generation
+	apimeta.RemoveStatusCondition(&tenant.Status.Conditions, v1alpha1.ReconcilingCondition)
+	apimeta.RemoveStatusCondition(&tenant.Status.Conditions, v1alpha1.StalledCondition)
+
+	if msg := claims.conflicts(); msg != "" {
+		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "NamespaceConflict", msg)
+		r.Recorder.Eventf(tenant, nil, "Warning", "NamespaceConflict", "Reconcile", "%s", msg)
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	if msg := sourcesNotReady(tenant); msg != "" {
+		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "SourceNotReady", msg)
+		return ctrl.Result{}, nil
+	}
+	setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionTrue, "Provisioned",
+		fmt.Sprintf("%d namespaces and %d sources provisioned", len(tenant.Status.Namespaces), len(tenant.Status.Sources)))
+	return ctrl.Result{}, nil
+}
+
+// fail reports a transient error; the returned error requeues with backoff.
+func (r *TenantReconciler) fail(tenant *v1alpha1.Tenant, reason string, err error) (ctrl.Result, error) {
+	setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, reason, err.Error())
+	r.Recorder.Eventf(tenant, nil, "Warning", reason, "Reconcile", "%s", err.Error())
+	return ctrl.Result{}, err
+}
+
+// stall marks a spec that cannot work until it changes; no requeue.
+func (r *TenantReconciler) stall(tenant *v1alpha1.Tenant, reason string, err error) {
+	msg := err.Error()
+	setCondition(tenant, v1alpha1.StalledCondition, metav1.ConditionTrue, reason, msg)
+	setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, reason, msg)
+	apimeta.RemoveStatusCondition(&tenant.Status.Conditions, v1alpha1.ReconcilingCondition)
+	tenant.Status.ObservedGeneration = tenant.Generation
+	r.Recorder.Eventf(tenant, nil, "Warning", reason, "Reconcile", "%s", msg)
+}
+
+// patchStatus writes the status once per reconcile, if it changed.
+func (r *TenantReconciler) patchStatus(ctx context.Context, before, tenant *v1alpha1.Tenant) error {
+	if equality.Semantic.DeepEqual(before.Status, tenant.Status) {
+		return nil
+	}
+	if err := r.Status().Patch(ctx, tenant, client.MergeFrom(before), client.FieldOwner(FieldOwner)); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
+	}
+	return nil
+}
+
+// released reports a Tenant let go by its finalizer: it is gone.
+func released(tenant *v1alpha1.Tenant) bool {
+	return !tenant.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(tenant, v1alpha1.Finalizer)
+}
+
+func setCondition(tenant *v1alpha1.Tenant, kind string, status metav1.ConditionStatus, reason, msg string) {
+	apimeta.SetStatusCondition(&tenant.Status.Conditions, metav1.Condition{
+		Type:               kind,
+		Status:             status,
+		Reason:             reason,
+		Message:            msg,
+		ObservedGeneration: tenant.Generation,
+	})
+}

@@ -1,0 +1,80 @@
+// Package manager assembles landlord-controller: scheme, cache, probes and
+// the Tenant reconciler, for the binary and for `landlord dev up` alike.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/controller"
+)
+
+// Options configure the manager.
+type Options struct {
+	// MetricsAddr serves Prometheus metrics; "0" disables it.
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz; "0" disables it.
+	HealthAddr string
+	// LeaderElection makes one replica of several the active one.
+	LeaderElection bool
+	// LeaderElectionNamespace holds the lease; defaults to the pod's.
+	LeaderElectionNamespace string
+	// Concurrency is how many Tenants reconcile at once.
+	Concurrency int
+}
+
+// Scheme knows the core kinds, the Tenant and the Flux kinds Landlord uses.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(v1alpha1.AddToScheme(s))
+	utilruntime.Must(sourcev1.AddToScheme(s))
+	utilruntime.Must(kustomizev1.AddToScheme(s))
+	utilruntime.Must(helmv2.AddToScheme(s))
+	return s
+}
+
+// New builds a manager with the Tenant reconciler registered.
+func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  Scheme(),
+		Cache:                   cache.Options{ByObject: controller.CacheByObject()},
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:  opts.HealthAddr,
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionID:        "landlord-controller.landlord.dev",
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("cache", func(req *http.Request) error {
+		if !mgr.GetCache().WaitForCacheSync(req.Context()) {
+			return fmt.Errorf("informer caches not synced")
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := controller.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency}); err != nil {
+		return nil, fmt.Errorf("setting up the tenant controller: %w", err)
+	}
+	return mgr, nil
+}
