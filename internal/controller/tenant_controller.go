@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -92,7 +93,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	}
 	objects = claims.filter(objects)
 
-	if err := r.apply(ctx, objects); err != nil {
+	if err := apply.Objects(ctx, r.Client, FieldOwner, objects...); err != nil {
 		if apierrors.IsInvalid(err) {
 			r.stall(tenant, "InvalidSpec", err)
 			return ctrl.Result{}, nil

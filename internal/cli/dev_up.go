@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
+)
+
+type devUpOptions struct {
+	dir   string
+	apply []string
+}
+
+func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) error) *cobra.Command {
+	opts := devUpOptions{}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local control plane with Landlord until interrupted",
+		Long: `Start etcd, kube-apiserver and kube-controller-manager on loopback, install
+Landlord's and Flux's CRDs, run the Landlord controller against them and
+write an admin kubeconfig to DIR/kubeconfig. Runs until SIGINT or SIGTERM,
+then stops every process it started.`,
+		Example: "  landlord dev up --dir .landlord --apply config/samples",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return run(cmd.Context(), cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.dir, "dir", ".landlord", "directory for the control plane's data, logs and kubeconfig")
+	cmd.Flags().StringSliceVar(&opts.apply, "apply", nil, "manifest files or directories to apply once ready")
+	return cmd
+}
+
+func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retErr error) {
+	out := cmd.OutOrStdout()
+	dir, err := filepath.Abs(opts.dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--dir: %w", err)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "landlord-controller.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
+
+	fmt.Fprintf(out, "starting etcd, kube-apiserver and kube-controller-manager in %s\n", dir)
+	env, err := testenv.Start(ctx, testenv.Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	defer func() { retErr = errors.Join(retErr, env.Stop()) }()
+
+	c, err := client.New(env.Config, client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		return err
+	}
+	if err := install.Prerequisites(ctx, c); err != nil {
+		return err
+	}
+	mgr, err := manager.New(ctx, env.Config, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4})
+	if err != nil {
+		return err
+	}
+	mgrCtx, stopManager := context.WithCancel(ctx)
+	defer stopManager()
+	stopped := make(chan error, 1)
+	go func() { stopped <- mgr.Start(mgrCtx) }()
+
+	for _, path := range opts.apply {
+		objects, err := readManifests(path)
+		if err != nil {
+			return fmt.Errorf("--apply: %w", err)
+		}
+		if err := apply.Objects(ctx, c, install.FieldOwner, objects...); err != nil {
+			return fmt.Errorf("--apply %s: %w", path, err)
+		}
+		fmt.Fprintf(out, "applied %d objects from %s\n", len(objects), path)
+	}
+
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	fmt.Fprintf(out, "ready: kubeconfig=%s\n", kubeconfig)
+	fmt.Fprintf(out, "controller logs: %s; Ctrl-C stops everything\n", logFile.Name())
+	select {
+	case <-ctx.Done():
+		stopManager()
+		return <-stopped
+	case err := <-stopped:
+		return fmt.Errorf("controller stopped: %w", err)
+	}
+}
