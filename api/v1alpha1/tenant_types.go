@@ -66,9 +66,10 @@ type TenantSpec struct {
 	AllowedSources []string `json:"allowedSources,omitempty"`
 
 	// Variables are substituted by Flux into the tenant's manifests
-	// (postBuild.substituteFrom).
+	// (postBuild.substituteFrom), beside TENANT_NAME and TENANT_NAMESPACE.
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[_a-zA-Z][_a-zA-Z0-9]*$'))",message="spec.variables keys must be shell-style names: letters, digits and '_', not starting with a digit"
+	// +kubebuilder:validation:XValidation:rule="!('TENANT_NAME' in self) && !('TENANT_NAMESPACE' in self)",message="spec.variables must not set TENANT_NAME or TENANT_NAMESPACE: Landlord sets them"
 	// +optional
 	Variables map[string]string `json:"variables,omitempty"`
 

@@ -1,0 +1,57 @@
+package render
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// Built-in variables, set in every namespace's tenant-vars ConfigMap.
+// Spec.Variables may not set them: templates stamped for many tenants rely
+// on them meaning the same thing everywhere.
+const (
+	TenantNameVariable      = "TENANT_NAME"
+	TenantNamespaceVariable = "TENANT_NAMESPACE"
+)
+
+var builtinVariables = []string{TenantNameVariable, TenantNamespaceVariable}
+
+// Pod Security Admission labels.
+const podSecurityLabel = "pod-security.kubernetes.io/"
+
+var podSecurityModes = []string{"enforce", "audit", "warn"}
+
+// namespace is a platform-assigned tenant namespace: tenant, origin and Pod
+// Security Admission labels, the level in all three modes.
+func namespace(t *v1alpha1.Tenant, name string) *corev1.Namespace {
+	ns := &corev1.Namespace{
+		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Namespace"),
+		ObjectMeta: meta(t, name, ""),
+	}
+	// The controller creates namespaces with this origin; rendering it too
+	// keeps it owned by the apply and restored if removed.
+	ns.Labels[v1alpha1.OriginLabel] = string(v1alpha1.NamespaceOriginPlatform)
+	for _, mode := range podSecurityModes {
+		ns.Labels[podSecurityLabel+mode] = string(t.PodSecurityLevel())
+		ns.Labels[podSecurityLabel+mode+"-version"] = "latest"
+	}
+	return ns
+}
+
+// variables is the tenant-vars ConfigMap of one namespace: Spec.Variables
+// plus the built-ins, TENANT_NAMESPACE being that namespace.
+func variables(t *v1alpha1.Tenant, ns string) *corev1.ConfigMap {
+	data := maps.Clone(t.Spec.Variables)
+	if data == nil {
+		data = map[string]string{}
+	}
+	data[TenantNameVariable] = t.Name
+	data[TenantNamespaceVariable] = ns
+	return &corev1.ConfigMap{
+		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "ConfigMap"),
+		ObjectMeta: meta(t, v1alpha1.VariablesConfigMap, ns),
+		Data:       data,
+	}
+}

@@ -1,0 +1,187 @@
+// Package render turns a Tenant into the objects it needs, as a pure
+// function: no client, no clock, no randomness. The controller applies the
+// result, `landlord tenant create --export` prints it.
+package render
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// Names of the objects rendered in every tenant namespace.
+const (
+	ReconcilerBinding = "landlord-reconciler"
+	OwnersBinding     = "landlord-owners"
+	QuotaName         = "landlord-quota"
+	LimitRangeName    = "landlord-limits"
+	NetworkPolicyName = "landlord-isolation"
+)
+
+// SourceLabel tells on Flux objects whether a source is the tenant's own
+// repository (SourceGit) or a platform template (SourceTemplate), so policy
+// and lint can tell them apart.
+const (
+	SourceLabel    = "landlord.dev/source"
+	SourceGit      = "git"
+	SourceTemplate = "template"
+)
+
+// Objects renders every object a Tenant needs, typed, with labels set.
+//
+// The order is fixed: Namespaces in spec order; then per namespace its
+// ServiceAccount, RoleBindings, ResourceQuota, LimitRange, NetworkPolicy and
+// variables ConfigMap; then the ClusterRoleBindings of extraClusterRoles;
+// then per source its GitRepository and Kustomization. No object carries an
+// ownerReference: the controller decides ownership.
+func Objects(t *v1alpha1.Tenant) ([]client.Object, error) {
+	if errs := validate(t); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	var objects []client.Object
+	for _, ns := range t.Spec.Namespaces {
+		objects = append(objects, namespace(t, ns.Name))
+	}
+	for _, ns := range t.Spec.Namespaces {
+		objects = append(objects, guarded(t, ns.Name)...)
+	}
+	for _, role := range t.Spec.ExtraClusterRoles {
+		objects = append(objects, clusterRoleBinding(t, role))
+	}
+	for _, src := range t.Spec.Sources {
+		objects = append(objects, gitRepository(t, src), kustomization(t, src))
+	}
+	return objects, nil
+}
+
+// guarded is what one tenant namespace holds besides the Flux objects.
+func guarded(t *v1alpha1.Tenant, ns string) []client.Object {
+	objects := []client.Object{serviceAccount(t, ns), reconcilerBinding(t, ns)}
+	if len(t.Spec.Owners) > 0 {
+		objects = append(objects, ownersBinding(t, ns))
+	}
+	if t.Spec.Quota != nil {
+		objects = append(objects, resourceQuota(t, ns))
+	}
+	if t.Spec.LimitRange != nil {
+		objects = append(objects, limitRange(t, ns))
+	}
+	if t.Isolated() {
+		objects = append(objects, networkPolicy(t, ns))
+	}
+	return append(objects, variables(t, ns))
+}
+
+// validate reports what cannot be rendered, naming the field. The CRD's
+// schema rejects most of it already; the render also runs on fleet YAML
+// that never met an apiserver.
+func validate(t *v1alpha1.Tenant) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if t.Name == "" {
+		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "the tenant needs a name"))
+	}
+
+	seen := map[string]bool{}
+	for i, ns := range t.Spec.Namespaces {
+		p := spec.Child("namespaces").Index(i).Child("name")
+		switch {
+		case ns.Name == "":
+			errs = append(errs, field.Required(p, ""))
+		case seen[ns.Name]:
+			errs = append(errs, field.Duplicate(p, ns.Name))
+		}
+		seen[ns.Name] = true
+	}
+
+	for i, o := range t.Spec.Owners {
+		p := spec.Child("owners").Index(i)
+		if _, err := subject(o); err != nil {
+			errs = append(errs, field.NotSupported(p.Child("kind"), o.Kind, ownerKinds))
+		}
+		if o.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+	}
+
+	for _, k := range builtinVariables {
+		if _, ok := t.Spec.Variables[k]; ok {
+			errs = append(errs, field.Forbidden(spec.Child("variables").Key(k),
+				"reserved: Landlord sets TENANT_NAME and TENANT_NAMESPACE itself"))
+		}
+	}
+
+	errs = append(errs, validateSources(t, spec.Child("sources"))...)
+	return errs
+}
+
+func validateSources(t *v1alpha1.Tenant, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(t.Spec.Sources) > 0 && len(t.Spec.Namespaces) == 0 {
+		errs = append(errs, field.Required(field.NewPath("spec", "namespaces"),
+			"spec.sources need a namespace: the first one holds the Flux objects"))
+	}
+	names := map[string]bool{}
+	for _, src := range t.Spec.Sources {
+		names[src.Name] = true
+	}
+	seen := map[string]bool{}
+	for i, src := range t.Spec.Sources {
+		p := path.Index(i)
+		switch {
+		case src.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		case seen[src.Name]:
+			errs = append(errs, field.Duplicate(p.Child("name"), src.Name))
+		}
+		seen[src.Name] = true
+		if (src.Git == nil) == (src.Template == nil) {
+			errs = append(errs, field.Invalid(p, src.Name, "must set exactly one of git or template"))
+		} else if repo := gitSource(src); repo.URL == "" {
+			errs = append(errs, field.Required(p.Child(sourceKind(src)).Child("url"), ""))
+		}
+		if tn := src.TargetNamespace; tn != "" && !ownsNamespace(t, tn) {
+			errs = append(errs, field.NotSupported(p.Child("targetNamespace"), tn, t.NamespaceNames()))
+		}
+		for j, d := range src.DependsOn {
+			if d == src.Name || !names[d] {
+				errs = append(errs, field.NotFound(p.Child("dependsOn").Index(j), d))
+			}
+		}
+	}
+	return errs
+}
+
+// ownsNamespace reports whether ns is one of the tenant's namespaces,
+// assigned or, by its prefix, self-service.
+func ownsNamespace(t *v1alpha1.Tenant, ns string) bool {
+	if slices.Contains(t.NamespaceNames(), ns) {
+		return true
+	}
+	return t.Spec.SelfService != nil && strings.HasPrefix(ns, t.Spec.SelfService.Prefix)
+}
+
+// meta is the metadata of every rendered object: name, namespace (empty for
+// cluster-scoped kinds) and the tenant's labels.
+func meta(t *v1alpha1.Tenant, name, namespace string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels(t)}
+}
+
+// labels returns a fresh map each call: objects must not share one.
+func labels(t *v1alpha1.Tenant) map[string]string {
+	return map[string]string{
+		v1alpha1.TenantLabel:    t.Name,
+		v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue,
+	}
+}
+
+func typeMeta(gv schema.GroupVersion, kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: gv.String(), Kind: kind}
+}

@@ -1,0 +1,77 @@
+package testenv
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// BinDirEnv overrides where the control-plane binaries are looked up.
+const BinDirEnv = "LANDLORD_BIN_DIR"
+
+const modulePath = "github.com/landlord-dev/landlord"
+
+// binDir returns the directory holding etcd, kube-apiserver and
+// kube-controller-manager: the given one, else $LANDLORD_BIN_DIR, else bin/
+// at the root of the landlord module enclosing the working directory.
+func binDir(given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	if dir := os.Getenv(BinDirEnv); dir != "" {
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("get working directory: %w", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		ok, err := declaresModule(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return filepath.Join(dir, "bin"), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no go.mod of module %s above %s: set %s to the directory of the control-plane binaries", modulePath, wd, BinDirEnv)
+		}
+	}
+}
+
+// declaresModule reports whether the go.mod at path is landlord's own, so a
+// nested module (hack/tools) does not stop the walk up.
+func declaresModule(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if fields := strings.Fields(s.Text()); len(fields) == 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`) == modulePath, nil
+		}
+	}
+	return false, s.Err()
+}
+
+// binary returns the path of an executable in dir, or an error telling how to
+// build it.
+func binary(dir, name string) (string, error) {
+	path := filepath.Join(dir, name)
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("control-plane binary %s not found (run `make tools`): %w", name, err)
+	}
+	if info.IsDir() || info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("control-plane binary %s is not executable (run `make tools`)", path)
+	}
+	return path, nil
+}

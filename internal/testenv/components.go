@@ -1,0 +1,84 @@
+package testenv
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// ports of one run of the environment.
+type ports struct {
+	etcdClient, etcdPeer, apiserver, controllerManager int
+}
+
+func etcdArgs(dir string, p ports, persistent bool) []string {
+	client := fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient)
+	peer := fmt.Sprintf("http://127.0.0.1:%d", p.etcdPeer)
+	args := []string{
+		"--name=landlord",
+		"--data-dir=" + filepath.Join(dir, "etcd"),
+		"--listen-client-urls=" + client,
+		"--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=landlord=" + peer,
+	}
+	if !persistent {
+		// A throw-away store needs no durability, and fsync dominates its latency.
+		args = append(args, "--unsafe-no-fsync")
+	}
+	return args
+}
+
+func apiserverArgs(p ports, certs *pki) []string {
+	return []string{
+		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		// Endpoints may not be loopback addresses, and no pod needs the kubernetes Service.
+		"--endpoint-reconciler-type=none",
+		fmt.Sprintf("--secure-port=%d", p.apiserver),
+		"--tls-cert-file=" + certs.path("apiserver.crt"),
+		"--tls-private-key-file=" + certs.path("apiserver.key"),
+		"--client-ca-file=" + certs.path("ca.crt"),
+		"--authorization-mode=RBAC",
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + certs.path("service-account.pub"),
+		"--service-account-signing-key-file=" + certs.path("service-account.key"),
+	}
+}
+
+func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		// The API server has no front-proxy CA, so looking it up only logs errors.
+		"--authentication-skip-lookup",
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", p.controllerManager),
+		"--cert-dir=" + filepath.Join(dir, "kube-controller-manager"),
+		"--leader-elect=false",
+		"--use-service-account-credentials",
+		// The controllers that work without nodes; workload controllers are
+		// left out since no pod would ever run.
+		"--controllers=" + strings.Join([]string{
+			"namespace-controller",
+			"garbage-collector-controller",
+			"clusterrole-aggregation-controller",
+			"serviceaccount-controller",
+			"serviceaccount-token-controller",
+			"root-ca-certificate-publisher-controller",
+			"resourcequota-controller",
+			"certificatesigningrequest-signing-controller",
+			"certificatesigningrequest-approving-controller",
+			"certificatesigningrequest-cleaner-controller",
+			"validatingadmissionpolicy-status-controller",
+		}, ","),
+		"--root-ca-file=" + certs.path("ca.crt"),
+		"--service-account-private-key-file=" + certs.path("service-account.key"),
+		"--cluster-signing-cert-file=" + certs.path("ca.crt"),
+		"--cluster-signing-key-file=" + certs.path("ca.key"),
+	}
+}

@@ -1,0 +1,114 @@
+package testenv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// tailBytes bounds how much of a child's log an error quotes.
+const tailBytes = 4096
+
+// process is one child of the environment, in its own process group.
+type process struct {
+	name    string
+	logPath string
+	pid     int
+	done    chan struct{} // closed once the child has been reaped
+	err     error         // how the child exited, set before done closes
+}
+
+// startProcess runs path with args, its output written to logPath. The child
+// gets SIGKILL if the thread that started it dies, so the starting goroutine
+// stays locked to its thread until the child is reaped: then even a killed
+// test binary leaves no control plane behind.
+func startProcess(name, path string, args []string, logPath string) (*process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s log: %w", name, err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p := &process{name: name, logPath: logPath, done: make(chan struct{})}
+	started := make(chan error)
+	go func() {
+		// Never unlocked: the thread exits with this goroutine, after the child.
+		runtime.LockOSThread()
+		defer logFile.Close()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		p.pid = cmd.Process.Pid
+		started <- nil
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// stop sends SIGTERM to the child's process group, then SIGKILL after grace.
+func (p *process) stop(grace time.Duration) error {
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		if err := p.signal(syscall.SIGKILL); err != nil {
+			return err
+		}
+		<-p.done
+	}
+	// Anything the child left in its group goes too.
+	return p.signal(syscall.SIGKILL)
+}
+
+func (p *process) signal(sig syscall.Signal) error {
+	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %s: %w", p.name, err)
+	}
+	return nil
+}
+
+// exited describes a child that stopped on its own, with the end of its log.
+func (p *process) exited() error {
+	return fmt.Errorf("%s exited (%v); end of %s:\n%s", p.name, p.err, p.logPath, p.tail())
+}
+
+// tail returns the last lines of the child's log.
+func (p *process) tail() string {
+	f, err := os.Open(p.logPath)
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > tailBytes {
+		if _, err := f.Seek(-tailBytes, io.SeekEnd); err != nil {
+			return fmt.Sprintf("(unreadable log: %v)", err)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Sprintf("(unreadable log: %v)", err)
+	}
+	if len(data) == tailBytes {
+		// Drop the partial first line.
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return strings.TrimRight(string(data), "\n")
+}

@@ -1,0 +1,35 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// RunMain is the body of a TestMain sharing one control plane across a
+// package's tests: it starts the environment, hands it to setup, runs the
+// tests and stops the environment, also when a test panics on the main
+// goroutine. Use it as os.Exit(testenv.RunMain(m, setup)).
+func RunMain(m *testing.M, setup func(*Env) error) (code int) {
+	env, err := Start(context.Background(), Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: stop: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}()
+	if setup != nil {
+		if err := setup(env); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: setup: %v\n", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
