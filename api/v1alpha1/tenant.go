@@ -1,5 +1,11 @@
 package v1alpha1
 
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
 // Labels and annotations Landlord puts on what it manages.
 const (
 	// TenantLabel names the tenant that owns a namespace or managed object.
@@ -76,4 +82,16 @@ func (t *Tenant) Isolated() bool {
 // Retains reports whether removal releases namespaces instead of deleting.
 func (t *Tenant) Retains() bool {
 	return t.Spec.DeletionPolicy == DeletionPolicyRetain
+}
+
+// DefaultInterval is the sync interval of a source that sets none.
+const DefaultInterval = 5 * time.Minute
+
+// SyncInterval is the source's interval, the default when unset, as for a
+// Tenant read from a fleet repo that no apiserver has defaulted.
+func (s *Source) SyncInterval() metav1.Duration {
+	if s.Interval != nil {
+		return *s.Interval
+	}
+	return metav1.Duration{Duration: DefaultInterval}
 }

@@ -54,7 +54,7 @@ func TestValidTenantIsAcceptedWithDefaults(t *testing.T) {
 		t.Errorf("safe defaults not applied: %+v", tenant.Spec)
 	}
 	src := tenant.Spec.Sources[0]
-	if src.Path != "./" || src.Interval.Duration.String() != "5m0s" || src.Prune == nil || !*src.Prune {
+	if src.Path != "./" || src.Interval == nil || src.Interval.Duration != v1alpha1.DefaultInterval || src.Prune == nil || !*src.Prune {
 		t.Errorf("source defaults not applied: %+v", src)
 	}
 }

@@ -182,7 +182,11 @@ func (in *Source) DeepCopyInto(out *Source) {
 		*out = new(GitSource)
 		(*in).DeepCopyInto(*out)
 	}
-	out.Interval = in.Interval
+	if in.Interval != nil {
+		in, out := &in.Interval, &out.Interval
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.Prune != nil {
 		in, out := &in.Prune, &out.Prune
 		*out = new(bool)

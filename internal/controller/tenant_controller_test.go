@@ -15,6 +15,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -93,6 +94,23 @@ func waitReady(t *testing.T, name string) {
 		}
 		return nil
 	})
+}
+
+// updateTenant changes a Tenant's spec, retrying while the controller
+// writes its finalizer or status.
+func updateTenant(t *testing.T, name string, mutate func(*v1alpha1.Tenant)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		tenant := &v1alpha1.Tenant{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: name}, tenant); err != nil {
+			return err
+		}
+		mutate(tenant)
+		return k8s.Update(ctx, tenant)
+	})
+	if err != nil {
+		t.Fatalf("updating tenant %s: %v", name, err)
+	}
 }
 
 func exists(obj client.Object) error {
@@ -291,13 +309,7 @@ func TestNamespaceRemovedFromSpec(t *testing.T) {
 			if err := k8s.Create(ctx, workload); err != nil {
 				t.Fatal(err)
 			}
-			if err := k8s.Get(ctx, client.ObjectKeyFromObject(tenant), tenant); err != nil {
-				t.Fatal(err)
-			}
-			tenant.Spec.Namespaces = tenant.Spec.Namespaces[:1]
-			if err := k8s.Update(ctx, tenant); err != nil {
-				t.Fatal(err)
-			}
+			updateTenant(t, tenant.Name, func(t *v1alpha1.Tenant) { t.Spec.Namespaces = t.Spec.Namespaces[:1] })
 			dropped := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name + "-drop"}}
 			if policy == v1alpha1.DeletionPolicyDelete {
 				eventually(t, "dropped namespace deleted and finalized", func() error { return gone(dropped) })
@@ -457,13 +469,7 @@ func TestSourceRemovedFromSpecIsPruned(t *testing.T) {
 	two := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "sources-apps", Name: "two"}}
 	eventually(t, "second source created", func() error { return exists(two) })
 
-	if err := k8s.Get(ctx, client.ObjectKeyFromObject(tenant), tenant); err != nil {
-		t.Fatal(err)
-	}
-	tenant.Spec.Sources = tenant.Spec.Sources[:1]
-	if err := k8s.Update(ctx, tenant); err != nil {
-		t.Fatal(err)
-	}
+	updateTenant(t, tenant.Name, func(t *v1alpha1.Tenant) { t.Spec.Sources = t.Spec.Sources[:1] })
 	eventually(t, "GitRepository pruned", func() error { return gone(two) })
 	eventually(t, "Kustomization pruned", func() error {
 		return gone(&kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: "sources-apps", Name: "two"}})

@@ -8,6 +8,7 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
+// resourceQuota caps one namespace; the tenant role can only read it.
 func resourceQuota(t *v1alpha1.Tenant, ns string) *corev1.ResourceQuota {
 	return &corev1.ResourceQuota{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "ResourceQuota"),
@@ -16,6 +17,7 @@ func resourceQuota(t *v1alpha1.Tenant, ns string) *corev1.ResourceQuota {
 	}
 }
 
+// limitRange sets container defaults and bounds in one namespace.
 func limitRange(t *v1alpha1.Tenant, ns string) *corev1.LimitRange {
 	limits := make([]corev1.LimitRangeItem, 0, len(t.Spec.LimitRange.Limits))
 	for _, l := range t.Spec.LimitRange.Limits {
@@ -28,17 +30,13 @@ func limitRange(t *v1alpha1.Tenant, ns string) *corev1.LimitRange {
 	}
 }
 
-// networkPolicy selects every pod of the namespace for ingress, so only the
-// listed peers get in: the tenant's own namespaces and network.allowFrom.
-// Every other tenant's traffic is denied.
+// networkPolicy selects every pod of the namespace for ingress and allows
+// it only from namespaces of the same tenant and from Network.AllowFrom,
+// which denies every other tenant.
 func networkPolicy(t *v1alpha1.Tenant, ns string) *networkingv1.NetworkPolicy {
-	peers := []networkingv1.NetworkPolicyPeer{{
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{v1alpha1.TenantLabel: t.Name}},
-	}}
-	for _, from := range t.Spec.Network.AllowFrom {
-		peers = append(peers, networkingv1.NetworkPolicyPeer{
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: from}},
-		})
+	peers := []networkingv1.NetworkPolicyPeer{namespacePeer(v1alpha1.TenantLabel, t.Name)}
+	for _, name := range t.Spec.Network.AllowFrom {
+		peers = append(peers, namespacePeer(corev1.LabelMetadataName, name))
 	}
 	return &networkingv1.NetworkPolicy{
 		TypeMeta:   typeMeta(networkingv1.SchemeGroupVersion, "NetworkPolicy"),
@@ -48,5 +46,11 @@ func networkPolicy(t *v1alpha1.Tenant, ns string) *networkingv1.NetworkPolicy {
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 			Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: peers}},
 		},
+	}
+}
+
+func namespacePeer(key, value string) networkingv1.NetworkPolicyPeer {
+	return networkingv1.NetworkPolicyPeer{
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
 	}
 }

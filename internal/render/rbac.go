@@ -11,7 +11,8 @@ import (
 
 var ownerKinds = []string{rbacv1.UserKind, rbacv1.GroupKind, rbacv1.ServiceAccountKind}
 
-// serviceAccount is the reconciler identity Flux impersonates.
+// serviceAccount is the reconciler of one namespace. Every tenant namespace
+// has one, so that Flux objects there can run as the tenant's reconciler.
 func serviceAccount(t *v1alpha1.Tenant, ns string) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "ServiceAccount"),
@@ -19,52 +20,72 @@ func serviceAccount(t *v1alpha1.Tenant, ns string) *corev1.ServiceAccount {
 	}
 }
 
-// reconcilerBinding grants the tenant role to the namespace's reconciler.
+// reconcilerBinding binds the tenant role in ns to the reconciler of every
+// tenant namespace, home first: the tenant's reconcilers act as one identity,
+// so a Flux object may target any namespace of its tenant, and no other.
 func reconcilerBinding(t *v1alpha1.Tenant, ns string) *rbacv1.RoleBinding {
-	return roleBinding(t, ns, ReconcilerBinding, []rbacv1.Subject{{
-		Kind: rbacv1.ServiceAccountKind, Name: t.ReconcilerName(), Namespace: ns,
-	}})
+	subjects := make([]rbacv1.Subject, 0, len(t.Spec.Namespaces))
+	for _, name := range t.NamespaceNames() {
+		subjects = append(subjects, rbacv1.Subject{
+			Kind:      rbacv1.ServiceAccountKind,
+			Name:      t.ReconcilerName(),
+			Namespace: name,
+		})
+	}
+	return roleBinding(t, ReconcilerBinding, ns, subjects)
 }
 
-// ownersBinding grants the tenant role to the humans of the tenant.
+// ownersBinding binds the tenant role in ns to the tenant's humans.
 func ownersBinding(t *v1alpha1.Tenant, ns string) *rbacv1.RoleBinding {
 	subjects := make([]rbacv1.Subject, 0, len(t.Spec.Owners))
 	for _, o := range t.Spec.Owners {
-		s, _ := subject(o) // validate has refused unknown kinds
+		s, _ := subject(o) // validate rejected unknown kinds
 		subjects = append(subjects, s)
 	}
-	return roleBinding(t, ns, OwnersBinding, subjects)
+	return roleBinding(t, OwnersBinding, ns, subjects)
 }
 
-func roleBinding(t *v1alpha1.Tenant, ns, name string, subjects []rbacv1.Subject) *rbacv1.RoleBinding {
+func roleBinding(t *v1alpha1.Tenant, name, ns string, subjects []rbacv1.Subject) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
 		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "RoleBinding"),
 		ObjectMeta: meta(t, name, ns),
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: t.RoleName()},
 		Subjects:   subjects,
+		RoleRef:    clusterRoleRef(t.RoleName()),
 	}
 }
 
-// clusterRoleBinding is one platform-approved cluster-wide grant to the
-// reconciler of the tenant's first namespace.
+// clusterRoleBinding grants one platform-approved cluster role to the
+// home namespace's reconciler, the identity Flux impersonates.
 func clusterRoleBinding(t *v1alpha1.Tenant, role string) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"),
-		ObjectMeta: meta(t, fmt.Sprintf("landlord:%s:%s", t.Name, role), ""),
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		ObjectMeta: meta(t, ClusterRoleBindingName(t, role), ""),
 		Subjects: []rbacv1.Subject{{
-			Kind: rbacv1.ServiceAccountKind, Name: t.ReconcilerName(), Namespace: t.HomeNamespace(),
+			Kind:      rbacv1.ServiceAccountKind,
+			Name:      t.ReconcilerName(),
+			Namespace: t.HomeNamespace(),
 		}},
+		RoleRef: clusterRoleRef(role),
 	}
+}
+
+// ClusterRoleBindingName is the name of the binding of an extra cluster
+// role: landlord:<tenant>:<role>.
+func ClusterRoleBindingName(t *v1alpha1.Tenant, role string) string {
+	return fmt.Sprintf("landlord:%s:%s", t.Name, role)
+}
+
+func clusterRoleRef(name string) rbacv1.RoleRef {
+	return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
 }
 
 // subject turns an owner into an RBAC subject.
 func subject(o v1alpha1.Owner) (rbacv1.Subject, error) {
 	switch o.Kind {
 	case rbacv1.UserKind, rbacv1.GroupKind:
-		return rbacv1.Subject{Kind: o.Kind, APIGroup: rbacv1.GroupName, Name: o.Name}, nil
+		return rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: o.Kind, Name: o.Name}, nil
 	case rbacv1.ServiceAccountKind:
 		return rbacv1.Subject{Kind: o.Kind, Name: o.Name, Namespace: o.Namespace}, nil
 	}
-	return rbacv1.Subject{}, fmt.Errorf("unknown owner kind %q", o.Kind)
+	return rbacv1.Subject{}, fmt.Errorf("unsupported owner kind %q", o.Kind)
 }

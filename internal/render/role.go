@@ -8,15 +8,26 @@ import (
 )
 
 var (
-	readVerbs = []string{"get", "list", "watch"}
-	allVerbs  = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+	readVerbs  = []string{"get", "list", "watch"}
+	writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
+	allVerbs   = append(append([]string{}, readVerbs...), writeVerbs...)
 )
 
-// TenantClusterRole is the landlord-tenant ClusterRole: admin of a
-// namespace it is bound in, except that quotas and limit ranges are read
-// only, and neither serviceaccounts/token nor impersonation is granted, so
-// owners cannot act as the reconciler, which may hold extra grants. The
-// objects Landlord manages among the writable kinds are guarded by admission.
+// fluxGroups are the API groups of the Flux controllers a tenant drives.
+var fluxGroups = []string{
+	"source.toolkit.fluxcd.io",
+	"kustomize.toolkit.fluxcd.io",
+	"helm.toolkit.fluxcd.io",
+	"notification.toolkit.fluxcd.io",
+	"image.toolkit.fluxcd.io",
+}
+
+// TenantClusterRole is the landlord-tenant ClusterRole: namespace admin,
+// bound per namespace, without write access to the guard rails. It lists
+// every resource explicitly: quotas, limit ranges and namespaces are read
+// only, and neither serviceaccounts/token nor the impersonate verb is
+// granted, so owners cannot mint the reconciler's tokens or act as it (it
+// may hold extra cluster-wide grants).
 func TenantClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"),
@@ -24,33 +35,48 @@ func TenantClusterRole() *rbacv1.ClusterRole {
 			Name:   v1alpha1.DefaultRole,
 			Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue},
 		},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Verbs: allVerbs, Resources: []string{
-				"pods", "services", "configmaps", "secrets", "persistentvolumeclaims",
-				"serviceaccounts", "replicationcontrollers",
-			}},
-			{APIGroups: []string{""}, Verbs: []string{"create"}, Resources: []string{"pods/exec", "pods/attach", "pods/portforward", "pods/eviction"}},
-			{APIGroups: []string{""}, Verbs: readVerbs, Resources: []string{
-				"pods/log", "pods/status", "services/status", "endpoints", "events",
-				"resourcequotas", "resourcequotas/status", "limitranges", "namespaces", "namespaces/status",
-				"persistentvolumeclaims/status", "replicationcontrollers/status",
-			}},
-			{APIGroups: []string{"apps"}, Verbs: allVerbs, Resources: []string{
-				"deployments", "deployments/scale", "statefulsets", "statefulsets/scale",
-				"daemonsets", "replicasets", "replicasets/scale", "controllerrevisions",
-			}},
-			{APIGroups: []string{"batch"}, Verbs: allVerbs, Resources: []string{"jobs", "cronjobs"}},
-			{APIGroups: []string{"autoscaling"}, Verbs: allVerbs, Resources: []string{"horizontalpodautoscalers"}},
-			{APIGroups: []string{"policy"}, Verbs: allVerbs, Resources: []string{"poddisruptionbudgets"}},
-			{APIGroups: []string{"networking.k8s.io"}, Verbs: allVerbs, Resources: []string{"ingresses", "networkpolicies"}},
-			{APIGroups: []string{"rbac.authorization.k8s.io"}, Verbs: allVerbs, Resources: []string{"roles", "rolebindings"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Verbs: allVerbs, Resources: []string{"leases"}},
-			{APIGroups: []string{"discovery.k8s.io"}, Verbs: readVerbs, Resources: []string{"endpointslices"}},
-			{APIGroups: []string{"events.k8s.io"}, Verbs: readVerbs, Resources: []string{"events"}},
-			{APIGroups: []string{
-				"source.toolkit.fluxcd.io", "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io",
-				"notification.toolkit.fluxcd.io", "image.toolkit.fluxcd.io",
-			}, Verbs: allVerbs, Resources: []string{"*"}},
-		},
+		Rules: tenantRules(),
+	}
+}
+
+func tenantRules() []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{
+		// Workloads and their configuration.
+		rule("", allVerbs, "pods", "services", "configmaps", "secrets", "persistentvolumeclaims",
+			"serviceaccounts", "replicationcontrollers", "replicationcontrollers/scale"),
+		rule("", []string{"create", "get"}, "pods/exec", "pods/attach", "pods/portforward"),
+		rule("", []string{"create"}, "pods/eviction"),
+		rule("", readVerbs, "pods/log", "pods/status", "services/status", "persistentvolumeclaims/status",
+			"replicationcontrollers/status"),
+		rule("apps", allVerbs, "deployments", "deployments/scale", "statefulsets", "statefulsets/scale",
+			"daemonsets", "replicasets", "replicasets/scale"),
+		rule("apps", readVerbs, "deployments/status", "statefulsets/status", "daemonsets/status",
+			"replicasets/status", "controllerrevisions"),
+		rule("batch", allVerbs, "jobs", "cronjobs"),
+		rule("batch", readVerbs, "jobs/status", "cronjobs/status"),
+		rule("autoscaling", allVerbs, "horizontalpodautoscalers"),
+		rule("policy", allVerbs, "poddisruptionbudgets"),
+		rule("networking.k8s.io", allVerbs, "ingresses", "networkpolicies"),
+		rule("rbac.authorization.k8s.io", allVerbs, "roles", "rolebindings"),
+		rule("coordination.k8s.io", allVerbs, "leases"),
+		rule("authorization.k8s.io", []string{"create"}, "localsubjectaccessreviews"),
+
+		// Read only: what the platform sets and what the cluster reports.
+		rule("", readVerbs, "namespaces", "resourcequotas", "resourcequotas/status", "limitranges",
+			"endpoints", "events"),
+		rule("discovery.k8s.io", readVerbs, "endpointslices"),
+		rule("events.k8s.io", readVerbs, "events"),
+	}
+	for _, g := range fluxGroups {
+		rules = append(rules, rule(g, allVerbs, "*"))
+	}
+	return rules
+}
+
+func rule(group string, verbs []string, resources ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{
+		APIGroups: []string{group},
+		Resources: resources,
+		Verbs:     append([]string{}, verbs...),
 	}
 }

@@ -14,16 +14,38 @@ const BinDirEnv = "LANDLORD_BIN_DIR"
 
 const modulePath = "github.com/landlord-dev/landlord"
 
-// binDir returns the directory holding etcd, kube-apiserver and
-// kube-controller-manager: the given one, else $LANDLORD_BIN_DIR, else bin/
-// at the root of the landlord module enclosing the working directory.
-func binDir(given string) (string, error) {
-	if given != "" {
-		return given, nil
+// binaries are the paths of the control-plane executables.
+type binaries struct {
+	etcd, apiserver, controllerManager string
+}
+
+// findBinaries looks in dir, else $LANDLORD_BIN_DIR, else bin/ at the root
+// of the landlord module enclosing the working directory.
+func findBinaries(dir string) (binaries, error) {
+	var b binaries
+	if dir == "" {
+		dir = os.Getenv(BinDirEnv)
 	}
-	if dir := os.Getenv(BinDirEnv); dir != "" {
-		return dir, nil
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return b, err
+		}
+		dir = filepath.Join(root, "bin")
 	}
+	for _, bin := range []struct {
+		name string
+		path *string
+	}{{"etcd", &b.etcd}, {"kube-apiserver", &b.apiserver}, {"kube-controller-manager", &b.controllerManager}} {
+		var err error
+		if *bin.path, err = executable(dir, bin.name); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+func moduleRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("get working directory: %w", err)
@@ -34,7 +56,7 @@ func binDir(given string) (string, error) {
 			return "", err
 		}
 		if ok {
-			return filepath.Join(dir, "bin"), nil
+			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
 			return "", fmt.Errorf("no go.mod of module %s above %s: set %s to the directory of the control-plane binaries", modulePath, wd, BinDirEnv)
@@ -62,9 +84,9 @@ func declaresModule(path string) (bool, error) {
 	return false, s.Err()
 }
 
-// binary returns the path of an executable in dir, or an error telling how to
+// executable returns the path of name in dir, or an error telling how to
 // build it.
-func binary(dir, name string) (string, error) {
+func executable(dir, name string) (string, error) {
 	path := filepath.Join(dir, name)
 	info, err := os.Stat(path)
 	if err != nil {

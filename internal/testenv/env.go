@@ -50,23 +50,17 @@ type Env struct {
 // ports and returns once the API server is ready and the controller manager
 // has aggregated the admin ClusterRole.
 func Start(ctx context.Context, opts Options) (*Env, error) {
-	bins, err := binDir(opts.BinDir)
+	bin, err := findBinaries(opts.BinDir)
 	if err != nil {
 		return nil, err
-	}
-	var paths [3]string
-	for i, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
-		if paths[i], err = binary(bins, name); err != nil {
-			return nil, err
-		}
 	}
 	env := &Env{Dir: opts.Dir, keepDir: opts.Dir != ""}
 	if env.keepDir {
 		if err := os.MkdirAll(env.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create environment directory: %w", err)
 		}
-	} else if env.Dir, err = os.MkdirTemp("", "landlord-testenv-"); err != nil {
-		return nil, fmt.Errorf("create environment directory: %w", err)
+	} else if env.Dir, err = makeTempDir(); err != nil {
+		return nil, err
 	}
 	timeout := opts.StartTimeout
 	if timeout == 0 {
@@ -74,13 +68,13 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := env.start(ctx, paths); err != nil {
+	if err := env.start(ctx, bin); err != nil {
 		return nil, errors.Join(err, env.Stop())
 	}
 	return env, nil
 }
 
-func (e *Env) start(ctx context.Context, bin [3]string) error {
+func (e *Env) start(ctx context.Context, bin binaries) error {
 	certs, err := ensurePKI(filepath.Join(e.Dir, "pki"))
 	if err != nil {
 		return err
@@ -111,21 +105,21 @@ func (e *Env) start(ctx context.Context, bin [3]string) error {
 	}
 
 	// Each child starts once the one it talks to is ready, so logs show real errors only.
-	etcd, err := e.run("etcd", bin[0], etcdArgs(e.Dir, p, e.keepDir))
+	etcd, err := e.run("etcd", bin.etcd, etcdArgs(e.Dir, p, e.keepDir))
 	if err != nil {
 		return err
 	}
 	if err := e.waitFor(ctx, etcd, "etcd /health", etcdHealthy(fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient))); err != nil {
 		return err
 	}
-	apiserver, err := e.run("kube-apiserver", bin[1], apiserverArgs(p, certs))
+	apiserver, err := e.run("kube-apiserver", bin.apiserver, apiserverArgs(p, certs))
 	if err != nil {
 		return err
 	}
 	if err := e.waitFor(ctx, apiserver, "kube-apiserver /readyz", apiserverReady(client)); err != nil {
 		return err
 	}
-	controllerManager, err := e.run("kube-controller-manager", bin[2], controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig))
+	controllerManager, err := e.run("kube-controller-manager", bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -227,5 +229,26 @@ func TestPersistentDirSurvivesRestart(t *testing.T) {
 	})
 	if _, err := clientFor(t, second.Config).CoreV1().Namespaces().Get(t.Context(), ns, metav1.GetOptions{}); err != nil {
 		t.Fatalf("namespace of the first run: %v", err)
+	}
+}
+
+func TestSweepRemovesOrphanedTempDirs(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := os.MkdirTemp("", tempDirPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(orphan, ownerFile), []byte(strconv.Itoa(dead.Process.Pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sweepTempDirs()
+	if _, err := os.Stat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("directory of a dead owner: got %v, want it removed", err)
+	}
+	if _, err := os.Stat(env.Dir); err != nil {
+		t.Errorf("directory of the running environment: %v", err)
 	}
 }
