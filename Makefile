@@ -36,7 +36,7 @@ generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=landlord-controller paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
 	rm -f config/flux/crd/*.yaml
-	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths="$(FLUX_APIS)" output:crd:artifacts:config=config/flux/crd
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=true $(foreach p,$(FLUX_APIS),paths=$(p)) output:crd:artifacts:config=config/flux/crd
 	go run ./hack/manifests
 
 ## build: the landlord CLI and the controller
