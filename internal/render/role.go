@@ -62,7 +62,7 @@ func tenantRules() []rbacv1.PolicyRule {
 		rule("authorization.k8s.io", []string{"create"}, "localsubjectaccessreviews"),
 
 		// Read only: what the platform sets and what the cluster reports.
-		rule("", readVerbs, "namespaces", "resourcequotas", "resourcequotas/status", "limitranges",
+		rule("", readVerbs, "namespaces", "namespaces/status", "resourcequotas", "resourcequotas/status", "limitranges",
 			"endpoints", "events"),
 		rule("discovery.k8s.io", readVerbs, "endpointslices"),
 		rule("events.k8s.io", readVerbs, "events"),

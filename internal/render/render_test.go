@@ -1,0 +1,234 @@
+package render_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func tenant(name string, namespaces ...string) *v1alpha1.Tenant {
+	t := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, ns := range namespaces {
+		t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: ns})
+	}
+	return t
+}
+
+// full sets every field the render reads.
+func full() *v1alpha1.Tenant {
+	t := tenant("dev-team", "apps", "apps-jobs")
+	t.Spec.Owners = []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}, {Kind: "User", Name: "ana"}, {Kind: "ServiceAccount", Name: "ci", Namespace: "ci"}}
+	t.Spec.ServiceAccountName = "flux-reconciler"
+	t.Spec.Quota = &v1alpha1.Quota{Hard: corev1.ResourceList{"requests.cpu": resource.MustParse("4"), "pods": resource.MustParse("50")}}
+	t.Spec.LimitRange = &v1alpha1.LimitRange{Limits: []corev1.LimitRangeItem{{
+		Type:           corev1.LimitTypeContainer,
+		Default:        corev1.ResourceList{"cpu": resource.MustParse("500m")},
+		DefaultRequest: corev1.ResourceList{"cpu": resource.MustParse("100m")},
+	}}}
+	t.Spec.Network.AllowFrom = []string{"ingress-nginx", "monitoring"}
+	t.Spec.Variables = map[string]string{"CLUSTER_ENV": "staging", "DOMAIN": "dev.example.com"}
+	t.Spec.Sources = []v1alpha1.Source{
+		{
+			Name:       "dev-team",
+			Git:        &v1alpha1.GitSource{URL: "ssh://git@git.example.com/org/dev-team", Ref: &v1alpha1.GitRef{Branch: "main"}, SecretRef: "dev-team-auth"},
+			Path:       "./staging",
+			Interval:   &metav1.Duration{Duration: 10 * 60e9},
+			Timeout:    &metav1.Duration{Duration: 3 * 60e9},
+			Decryption: &v1alpha1.Decryption{Provider: "sops", SecretRef: "dev-team-sops"},
+			DependsOn:  []string{"monitoring"},
+		},
+		{
+			Name:            "monitoring",
+			Template:        &v1alpha1.GitSource{URL: "https://git.example.com/platform/monitoring", Ref: &v1alpha1.GitRef{Tag: "v1.4.0"}},
+			Path:            "./tenant",
+			Prune:           ptr.To(false),
+			TargetNamespace: "apps-jobs",
+		},
+	}
+	return t
+}
+
+func TestObjectsGolden(t *testing.T) {
+	cases := map[string]*v1alpha1.Tenant{
+		"minimal": tenant("solo", "solo"),
+		"full":    full(),
+		"open": func() *v1alpha1.Tenant {
+			t := tenant("lab", "lab")
+			t.Spec.Network.Isolation = v1alpha1.NetworkIsolationNone
+			t.Spec.PodSecurity = v1alpha1.PodSecurityPrivileged
+			return t
+		}(),
+		"cluster-grants": func() *v1alpha1.Tenant {
+			t := tenant("observer", "observer")
+			t.Spec.ExtraClusterRoles = []string{"view", "system:aggregate-to-view"}
+			return t
+		}(),
+		"suspended": func() *v1alpha1.Tenant {
+			t := tenant("frozen", "frozen")
+			t.Spec.Suspend = true
+			t.Spec.Sources = []v1alpha1.Source{{Name: "frozen", Git: &v1alpha1.GitSource{URL: "https://git.example.com/frozen", Ref: &v1alpha1.GitRef{SemVer: ">=1.0.0"}}}}
+			return t
+		}(),
+	}
+	for name, tn := range cases {
+		t.Run(name, func(t *testing.T) {
+			objects, err := render.Objects(tn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", name+".golden.yaml"), objects...)
+		})
+	}
+}
+
+func TestTenantClusterRoleGolden(t *testing.T) {
+	golden(t, filepath.Join("testdata", "tenant-role.golden.yaml"), render.TenantClusterRole())
+}
+
+func golden(t *testing.T, path string, objects ...client.Object) {
+	t.Helper()
+	var got bytes.Buffer
+	for _, obj := range objects {
+		data, err := yaml.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString("---\n")
+		got.Write(data)
+	}
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/render -update to write it)", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("render differs from %s (run with -update after checking):\n%s", path, got.String())
+	}
+}
+
+func TestEveryObjectCarriesTheTenantMark(t *testing.T) {
+	objects, err := render.Objects(full())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objects {
+		l := obj.GetLabels()
+		if l[v1alpha1.TenantLabel] != "dev-team" || l[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue {
+			t.Errorf("%T %s labels = %v", obj, obj.GetName(), l)
+		}
+		if obj.GetObjectKind().GroupVersionKind().Kind == "" {
+			t.Errorf("%T %s has no kind", obj, obj.GetName())
+		}
+	}
+}
+
+func TestGuardRails(t *testing.T) {
+	objects, err := render.Objects(full())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var policies, kustomizations, bindings int
+	for _, obj := range objects {
+		switch o := obj.(type) {
+		case *corev1.Namespace:
+			if o.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+				t.Errorf("namespace %s enforces %q, want restricted by default", o.Name, o.Labels["pod-security.kubernetes.io/enforce"])
+			}
+		case *networkingv1.NetworkPolicy:
+			policies++
+			if len(o.Spec.PodSelector.MatchLabels)+len(o.Spec.PodSelector.MatchExpressions) != 0 {
+				t.Errorf("%s/%s selects only some pods", o.Namespace, o.Name)
+			}
+			var from []string
+			for _, peer := range o.Spec.Ingress[0].From {
+				for k, v := range peer.NamespaceSelector.MatchLabels {
+					from = append(from, k+"="+v)
+				}
+			}
+			want := []string{"landlord.dev/tenant=dev-team", "kubernetes.io/metadata.name=ingress-nginx", "kubernetes.io/metadata.name=monitoring"}
+			if !slices.Equal(from, want) {
+				t.Errorf("%s/%s admits %v, want %v", o.Namespace, o.Name, from, want)
+			}
+		case *kustomizev1.Kustomization:
+			kustomizations++
+			if o.Spec.ServiceAccountName != "flux-reconciler" {
+				t.Errorf("Kustomization %s runs as %q, want the reconciler", o.Name, o.Spec.ServiceAccountName)
+			}
+			if o.Namespace != "apps" || o.Spec.SourceRef.Namespace != "" {
+				t.Errorf("Kustomization %s in %q with source in %q, want both in the first namespace", o.Name, o.Namespace, o.Spec.SourceRef.Namespace)
+			}
+		case *rbacv1.RoleBinding:
+			if o.Name != render.ReconcilerBinding {
+				continue
+			}
+			bindings++
+			for _, s := range o.Subjects {
+				if !strings.HasPrefix(s.Namespace, "apps") || s.Name != "flux-reconciler" {
+					t.Errorf("%s/%s binds %+v", o.Namespace, o.Name, s)
+				}
+			}
+		}
+	}
+	if policies != 2 || kustomizations != 2 || bindings != 2 {
+		t.Errorf("got %d NetworkPolicies, %d Kustomizations, %d reconciler bindings; want 2 of each", policies, kustomizations, bindings)
+	}
+}
+
+func TestInvalidTenantNamesTheField(t *testing.T) {
+	cases := map[string]struct {
+		tenant *v1alpha1.Tenant
+		want   string
+	}{
+		"built-in variable": {func() *v1alpha1.Tenant {
+			t := tenant("a", "a")
+			t.Spec.Variables = map[string]string{"TENANT_NAME": "b"}
+			return t
+		}(), "spec.variables[TENANT_NAME]"},
+		"sources without namespaces": {func() *v1alpha1.Tenant {
+			t := tenant("a")
+			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}}}
+			return t
+		}(), "spec.namespaces"},
+		"foreign target namespace": {func() *v1alpha1.Tenant {
+			t := tenant("a", "a")
+			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, TargetNamespace: "default"}}
+			return t
+		}(), "spec.sources[0].targetNamespace"},
+		"owner kind": {func() *v1alpha1.Tenant {
+			t := tenant("a", "a")
+			t.Spec.Owners = []v1alpha1.Owner{{Kind: "Robot", Name: "r"}}
+			return t
+		}(), "spec.owners[0].kind"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := render.Objects(tc.tenant)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}

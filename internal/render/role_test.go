@@ -1,0 +1,116 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// grants reports whether the role allows verb on group/resource.
+func grants(role *rbacv1.ClusterRole, verb, group, resource string) bool {
+	for _, r := range role.Rules {
+		if matches(r.Verbs, verb) && matches(r.APIGroups, group) && matches(r.Resources, resource) {
+			return true
+		}
+	}
+	return false
+}
+
+func matches(list []string, s string) bool {
+	return slices.Contains(list, s) || slices.Contains(list, "*")
+}
+
+func TestTenantClusterRoleGuardRails(t *testing.T) {
+	role := TenantClusterRole()
+	if role.Name != v1alpha1.DefaultRole || role.Labels[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue {
+		t.Errorf("role %s labels %v", role.Name, role.Labels)
+	}
+	if role.Kind != "ClusterRole" || role.APIVersion != "rbac.authorization.k8s.io/v1" {
+		t.Errorf("role TypeMeta = %+v", role.TypeMeta)
+	}
+	for _, r := range role.Rules {
+		if slices.Contains(r.Verbs, "*") || slices.Contains(r.Verbs, "impersonate") ||
+			slices.Contains(r.Verbs, "escalate") || slices.Contains(r.Verbs, "bind") {
+			t.Errorf("rule %+v grants a wildcard, impersonate, escalate or bind verb", r)
+		}
+		if slices.Contains(r.APIGroups, "*") || len(r.NonResourceURLs) > 0 || len(r.ResourceNames) > 0 {
+			t.Errorf("rule %+v is not a plain namespaced rule", r)
+		}
+		if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "*") {
+			t.Errorf("rule %+v grants every core resource", r)
+		}
+	}
+
+	denied := map[string]struct{ verb, group, resource string }{
+		"write resourcequotas":         {"update", "", "resourcequotas"},
+		"patch resourcequotas":         {"patch", "", "resourcequotas"},
+		"delete resourcequotas":        {"delete", "", "resourcequotas"},
+		"write resourcequotas/status":  {"update", "", "resourcequotas/status"},
+		"create limitranges":           {"create", "", "limitranges"},
+		"update limitranges":           {"update", "", "limitranges"},
+		"delete limitranges":           {"delete", "", "limitranges"},
+		"delete namespaces":            {"delete", "", "namespaces"},
+		"patch namespaces":             {"patch", "", "namespaces"},
+		"mint a token":                 {"create", "", "serviceaccounts/token"},
+		"impersonate serviceaccounts":  {"impersonate", "", "serviceaccounts"},
+		"write endpoints":              {"create", "", "endpoints"},
+		"write events":                 {"create", "", "events"},
+		"clusterrolebindings":          {"create", "rbac.authorization.k8s.io", "clusterrolebindings"},
+		"bind clusterroles":            {"bind", "rbac.authorization.k8s.io", "clusterroles"},
+		"escalate roles":               {"escalate", "rbac.authorization.k8s.io", "roles"},
+		"customresourcedefinitions":    {"create", "apiextensions.k8s.io", "customresourcedefinitions"},
+		"write endpointslices":         {"create", "discovery.k8s.io", "endpointslices"},
+		"approve certificate requests": {"update", "certificates.k8s.io", "certificatesigningrequests/approval"},
+	}
+	for name, c := range denied {
+		if grants(role, c.verb, c.group, c.resource) {
+			t.Errorf("%s: role grants %s %s/%s", name, c.verb, c.group, c.resource)
+		}
+	}
+
+	allowed := map[string]struct{ verb, group, resource string }{
+		"create deployments":     {"create", "apps", "deployments"},
+		"scale statefulsets":     {"update", "apps", "statefulsets/scale"},
+		"create configmaps":      {"create", "", "configmaps"},
+		"create secrets":         {"create", "", "secrets"},
+		"exec into pods":         {"create", "", "pods/exec"},
+		"read pod logs":          {"get", "", "pods/log"},
+		"port-forward":           {"create", "", "pods/portforward"},
+		"create cronjobs":        {"create", "batch", "cronjobs"},
+		"create hpa":             {"create", "autoscaling", "horizontalpodautoscalers"},
+		"create pdb":             {"create", "policy", "poddisruptionbudgets"},
+		"create ingresses":       {"create", "networking.k8s.io", "ingresses"},
+		"create networkpolicies": {"create", "networking.k8s.io", "networkpolicies"},
+		"create rolebindings":    {"create", "rbac.authorization.k8s.io", "rolebindings"},
+		"create leases":          {"update", "coordination.k8s.io", "leases"},
+		"create serviceaccounts": {"create", "", "serviceaccounts"},
+		"create pvcs":            {"create", "", "persistentvolumeclaims"},
+		"read quotas":            {"get", "", "resourcequotas"},
+		"read limitranges":       {"list", "", "limitranges"},
+		"read endpoints":         {"watch", "", "endpoints"},
+		"read events":            {"list", "events.k8s.io", "events"},
+		"create helmreleases":    {"create", "helm.toolkit.fluxcd.io", "helmreleases"},
+		"create kustomizations":  {"create", "kustomize.toolkit.fluxcd.io", "kustomizations"},
+		"create gitrepositories": {"create", "source.toolkit.fluxcd.io", "gitrepositories"},
+		"create alerts":          {"create", "notification.toolkit.fluxcd.io", "alerts"},
+		"create imagepolicies":   {"create", "image.toolkit.fluxcd.io", "imagepolicies"},
+	}
+	for name, c := range allowed {
+		if !grants(role, c.verb, c.group, c.resource) {
+			t.Errorf("%s: role does not grant %s %s/%s", name, c.verb, c.group, c.resource)
+		}
+	}
+}
+
+func TestTenantClusterRoleIsFresh(t *testing.T) {
+	a := TenantClusterRole()
+	a.Rules[0].Verbs[0] = "mutated"
+	a.Labels["mutated"] = "yes"
+	b := TenantClusterRole()
+	if b.Rules[0].Verbs[0] == "mutated" || b.Labels["mutated"] != "" || slices.Contains(allVerbs, "mutated") {
+		t.Error("TenantClusterRole returns shared state")
+	}
+}
