@@ -18,6 +18,7 @@ import (
 // TestFluxStatusIsFolded writes Flux's status the way its controllers do
 // and expects the Tenant, and its metric, to follow.
 func TestFluxStatusIsFolded(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("folded", "folded-apps")
 	tenant.Spec.Sources = []v1alpha1.Source{{Name: "apps", Git: &v1alpha1.GitSource{URL: "https://git.example.com/folded/apps"}}}
 	create(t, tenant)

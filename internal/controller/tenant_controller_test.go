@@ -139,6 +139,7 @@ func deleteTenant(t *testing.T, name string) {
 }
 
 func TestTenantProvisionsEveryRenderedObject(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("provision", "provision-apps", "provision-jobs")
 	tenant.Spec.Sources = []v1alpha1.Source{{
 		Name: "apps",
@@ -180,6 +181,7 @@ func TestTenantProvisionsEveryRenderedObject(t *testing.T) {
 }
 
 func TestReconcilerIsConfinedToItsNamespaces(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("confined", "confined-a", "confined-b")
 	other := newTenant("neighbour", "neighbour-a")
 	create(t, tenant)
@@ -241,6 +243,7 @@ func TestReconcilerIsConfinedToItsNamespaces(t *testing.T) {
 }
 
 func TestDeletedGuardRailsAreRestored(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("drift", "drift-apps")
 	create(t, tenant)
 	t.Cleanup(func() { deleteTenant(t, tenant.Name) })
@@ -296,8 +299,10 @@ func TestDeletedGuardRailsAreRestored(t *testing.T) {
 }
 
 func TestNamespaceRemovedFromSpec(t *testing.T) {
+	t.Parallel()
 	for short, policy := range map[string]v1alpha1.DeletionPolicy{"del": v1alpha1.DeletionPolicyDelete, "ret": v1alpha1.DeletionPolicyRetain} {
 		t.Run(string(policy), func(t *testing.T) {
+			t.Parallel()
 			name := "shrink-" + short
 			tenant := newTenant(name, name+"-keep", name+"-drop")
 			tenant.Spec.DeletionPolicy = policy
@@ -334,6 +339,7 @@ func TestNamespaceRemovedFromSpec(t *testing.T) {
 }
 
 func TestTenantDeletion(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		policy   v1alpha1.DeletionPolicy
 		released bool
@@ -343,6 +349,7 @@ func TestTenantDeletion(t *testing.T) {
 	}
 	for short, tc := range cases {
 		t.Run(string(tc.policy), func(t *testing.T) {
+			t.Parallel()
 			tenant := newTenant("bye-"+short, "bye-"+short+"-a", "bye-"+short+"-b")
 			tenant.Spec.DeletionPolicy = tc.policy
 			tenant.Spec.ExtraClusterRoles = []string{"view"}
@@ -391,6 +398,7 @@ func TestTenantDeletion(t *testing.T) {
 }
 
 func TestNamespaceNotCreatedByLandlordIsNeverTakenOver(t *testing.T) {
+	t.Parallel()
 	legacy := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "legacy-apps", Labels: map[string]string{"team": "legacy"}}}
 	if err := k8s.Create(ctx, legacy); err != nil {
 		t.Fatal(err)
@@ -442,6 +450,7 @@ func TestNamespaceNotCreatedByLandlordIsNeverTakenOver(t *testing.T) {
 }
 
 func TestSpecThatCannotWorkStalls(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("stalled", "stalled-apps")
 	tenant.Spec.Quota.Hard[corev1.ResourcePods] = resource.MustParse("-1")
 	create(t, tenant)
@@ -459,6 +468,7 @@ func TestSpecThatCannotWorkStalls(t *testing.T) {
 }
 
 func TestSourceRemovedFromSpecIsPruned(t *testing.T) {
+	t.Parallel()
 	tenant := newTenant("sources", "sources-apps")
 	tenant.Spec.Sources = []v1alpha1.Source{
 		{Name: "one", Git: &v1alpha1.GitSource{URL: "https://git.example.com/sources/one"}},
