@@ -1,0 +1,90 @@
+package config_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
+)
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunMain(m, func(env *testenv.Env) (err error) {
+		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
+		return err
+	}))
+}
+
+// TestDefaultInstallApplies builds config/default with kustomize and applies
+// it to a real apiserver: every object must be valid and admitted.
+func TestDefaultInstallApplies(t *testing.T) {
+	objects := build(t, "default")
+	kinds := map[string]int{}
+	for _, obj := range objects {
+		kinds[obj.GetKind()]++
+	}
+	for kind, want := range map[string]int{
+		"CustomResourceDefinition": 1, "ClusterRole": 2, "ClusterRoleBinding": 1, "Role": 1,
+		"RoleBinding": 1, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
+	} {
+		if kinds[kind] != want {
+			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)
+		}
+	}
+	toApply := make([]client.Object, 0, len(objects))
+	for _, obj := range objects {
+		toApply = append(toApply, obj)
+	}
+	if err := apply.Objects(context.Background(), k8s, "config-test", toApply...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFluxCRDsMatchTheEmbeddedOnes keeps config/flux/kustomization.yaml and
+// the embedded CRDs in step.
+func TestFluxCRDsMatchTheEmbeddedOnes(t *testing.T) {
+	built := map[string]bool{}
+	for _, obj := range build(t, "flux") {
+		built[obj.GetName()] = true
+	}
+	crds, err := config.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range crds[1:] {
+		if !built[crd.Name] {
+			t.Errorf("config/flux/kustomization.yaml lacks %s", crd.Name)
+		}
+		delete(built, crd.Name)
+	}
+	if len(built) > 0 {
+		t.Errorf("config/flux lists CRDs that are not generated: %v", built)
+	}
+}
+
+func build(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build config/%s: %v", dir, err)
+	}
+	var objects []*unstructured.Unstructured
+	for _, res := range resources.Resources() {
+		m, err := res.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		objects = append(objects, &unstructured.Unstructured{Object: m})
+	}
+	return objects
+}
