@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,15 +14,17 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
-// claims records, per spec namespace, whether this tenant may manage it.
+// claims records which namespaces this tenant may manage.
 type claims struct {
 	tenant   *v1alpha1.Tenant
+	missing  []string          // spec namespaces to create
+	adopted  []string          // self-service namespaces within the tenant's limits
 	refusals map[string]string // namespace -> why it is not this tenant's
 }
 
-// claimNamespaces creates the tenant's missing namespaces and refuses the
-// ones that belong to another tenant or predate Landlord: those are never
-// taken over. Create (not apply) makes two tenants racing for one name safe.
+// claimNamespaces judges the spec namespaces and the self-service ones the
+// tenant created. Namespaces of another tenant or that predate Landlord are
+// never taken over.
 func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1.Tenant) (*claims, error) {
 	c := &claims{tenant: tenant, refusals: map[string]string{}}
 	for _, name := range tenant.NamespaceNames() {
@@ -29,9 +32,7 @@ func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1
 		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
 		switch {
 		case apierrors.IsNotFound(err):
-			if err := r.createNamespace(ctx, tenant, name); err != nil {
-				return nil, err
-			}
+			c.missing = append(c.missing, name)
 		case err != nil:
 			return nil, fmt.Errorf("reading namespace %s: %w", name, err)
 		default:
@@ -40,7 +41,59 @@ func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1
 			}
 		}
 	}
+	labelled := &corev1.NamespaceList{}
+	if err := r.List(ctx, labelled, client.MatchingLabels{v1alpha1.TenantLabel: tenant.Name}); err != nil {
+		return nil, fmt.Errorf("listing the tenant's namespaces: %w", err)
+	}
+	c.judgeSelfService(labelled.Items)
 	return c, nil
+}
+
+// judgeSelfService adopts the namespaces the tenant created, oldest first,
+// up to its limit. The admission guard enforces the same rules; this is
+// the controller's own check, so a bypassed guard gains nothing.
+func (c *claims) judgeSelfService(labelled []corev1.Namespace) {
+	spec := c.tenant.Spec.SelfService
+	var candidates []corev1.Namespace
+	for _, ns := range labelled {
+		managed := ns.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue
+		switch {
+		case slices.Contains(c.tenant.NamespaceNames(), ns.Name) || !ns.DeletionTimestamp.IsZero():
+		case managed && ns.Labels[v1alpha1.OriginLabel] != string(v1alpha1.NamespaceOriginSelfService):
+		case spec == nil && managed:
+			// Left the spec with spec.selfService: pruned like any other.
+		case spec == nil:
+			c.refusals[ns.Name] = fmt.Sprintf("namespace %s carries the tenant's label but spec.selfService is not set", ns.Name)
+		case !strings.HasPrefix(ns.Name, spec.Prefix):
+			c.refusals[ns.Name] = fmt.Sprintf("namespace %s lacks the self-service prefix %q", ns.Name, spec.Prefix)
+		default:
+			candidates = append(candidates, ns)
+		}
+	}
+	slices.SortFunc(candidates, func(a, b corev1.Namespace) int {
+		if n := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); n != 0 {
+			return n
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for i, ns := range candidates {
+		if i < int(spec.MaxNamespaces) {
+			c.adopted = append(c.adopted, ns.Name)
+			continue
+		}
+		c.refusals[ns.Name] = fmt.Sprintf("namespace %s is over the self-service limit of %d", ns.Name, spec.MaxNamespaces)
+	}
+}
+
+// createMissing creates the spec namespaces that do not exist yet. Create,
+// not apply, makes two tenants racing for one name safe: one gets it.
+func (r *TenantReconciler) createMissing(ctx context.Context, c *claims) error {
+	for _, name := range c.missing {
+		if err := r.createNamespace(ctx, c.tenant, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *TenantReconciler) createNamespace(ctx context.Context, tenant *v1alpha1.Tenant, name string) error {
@@ -89,27 +142,38 @@ func (c *claims) filter(objects []client.Object) []client.Object {
 	return kept
 }
 
-// status lists the spec namespaces with their readiness.
+// status lists the tenant's namespaces, assigned ones first, with their
+// readiness.
 func (c *claims) status() []v1alpha1.NamespaceStatus {
-	out := make([]v1alpha1.NamespaceStatus, 0, len(c.tenant.Spec.Namespaces))
+	out := make([]v1alpha1.NamespaceStatus, 0, len(c.tenant.Spec.Namespaces)+len(c.adopted))
 	for _, name := range c.tenant.NamespaceNames() {
-		why := c.refusals[name]
-		out = append(out, v1alpha1.NamespaceStatus{
-			Name:    name,
-			Origin:  v1alpha1.NamespaceOriginPlatform,
-			Ready:   why == "",
-			Message: why,
-		})
+		out = append(out, c.namespaceStatus(name, v1alpha1.NamespaceOriginPlatform))
+	}
+	var selfService []string
+	for name := range c.refusals {
+		if !slices.Contains(c.tenant.NamespaceNames(), name) {
+			selfService = append(selfService, name)
+		}
+	}
+	selfService = append(selfService, c.adopted...)
+	slices.Sort(selfService)
+	for _, name := range selfService {
+		out = append(out, c.namespaceStatus(name, v1alpha1.NamespaceOriginSelfService))
 	}
 	return out
 }
 
-// conflicts joins the refusals in spec order, or "" when there are none.
+func (c *claims) namespaceStatus(name string, origin v1alpha1.NamespaceOrigin) v1alpha1.NamespaceStatus {
+	why := c.refusals[name]
+	return v1alpha1.NamespaceStatus{Name: name, Origin: origin, Ready: why == "", Message: why}
+}
+
+// conflicts joins the refusals by namespace name, or "" when there are none.
 func (c *claims) conflicts() string {
 	var msgs []string
-	for _, name := range c.tenant.NamespaceNames() {
-		if why := c.refusals[name]; why != "" {
-			msgs = append(msgs, why)
+	for _, ns := range c.status() {
+		if !ns.Ready {
+			msgs = append(msgs, ns.Message)
 		}
 	}
 	return strings.Join(msgs, "; ")

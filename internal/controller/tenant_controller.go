@@ -81,14 +81,16 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	log := ctrl.LoggerFrom(ctx)
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
 
-	objects, err := render.Objects(tenant)
+	claims, err := r.claimNamespaces(ctx, tenant)
+	if err != nil {
+		return r.fail(tenant, "NamespaceError", err)
+	}
+	objects, err := render.Objects(tenant, claims.adopted...)
 	if err != nil {
 		r.stall(tenant, "InvalidSpec", err)
 		return ctrl.Result{}, nil
 	}
-
-	claims, err := r.claimNamespaces(ctx, tenant)
-	if err != nil {
+	if err := r.createMissing(ctx, claims); err != nil {
 		return r.fail(tenant, "NamespaceError", err)
 	}
 	objects = claims.filter(objects)

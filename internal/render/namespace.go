@@ -23,16 +23,15 @@ const podSecurityLabel = "pod-security.kubernetes.io/"
 
 var podSecurityModes = []string{"enforce", "audit", "warn"}
 
-// namespace is a platform-assigned tenant namespace: tenant, origin and Pod
-// Security Admission labels, the level in all three modes.
-func namespace(t *v1alpha1.Tenant, name string) *corev1.Namespace {
+// namespace is a tenant namespace: tenant, origin and Pod Security
+// Admission labels, the level in all three modes.
+func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin) *corev1.Namespace {
 	ns := &corev1.Namespace{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Namespace"),
 		ObjectMeta: meta(t, name, ""),
 	}
-	// The controller creates namespaces with this origin; rendering it too
-	// keeps it owned by the apply and restored if removed.
-	ns.Labels[v1alpha1.OriginLabel] = string(v1alpha1.NamespaceOriginPlatform)
+	// Rendering the origin keeps it owned by the apply and restored if removed.
+	ns.Labels[v1alpha1.OriginLabel] = string(origin)
 	for _, mode := range podSecurityModes {
 		ns.Labels[podSecurityLabel+mode] = string(t.PodSecurityLevel())
 		ns.Labels[podSecurityLabel+mode+"-version"] = "latest"

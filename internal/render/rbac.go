@@ -23,9 +23,9 @@ func serviceAccount(t *v1alpha1.Tenant, ns string) *corev1.ServiceAccount {
 // reconcilerBinding binds the tenant role in ns to the reconciler of every
 // tenant namespace, home first: the tenant's reconcilers act as one identity,
 // so a Flux object may target any namespace of its tenant, and no other.
-func reconcilerBinding(t *v1alpha1.Tenant, ns string) *rbacv1.RoleBinding {
-	subjects := make([]rbacv1.Subject, 0, len(t.Spec.Namespaces))
-	for _, name := range t.NamespaceNames() {
+func reconcilerBinding(t *v1alpha1.Tenant, ns string, all []string) *rbacv1.RoleBinding {
+	subjects := make([]rbacv1.Subject, 0, len(all))
+	for _, name := range all {
 		subjects = append(subjects, rbacv1.Subject{
 			Kind:      rbacv1.ServiceAccountKind,
 			Name:      t.ReconcilerName(),

@@ -35,22 +35,31 @@ const (
 )
 
 // Objects renders every object a Tenant needs, typed, with labels set.
+// selfService names the namespaces the tenant created itself that the
+// controller adopts; they get the guard rails of assigned ones.
 //
-// The order is fixed: Namespaces in spec order; then per namespace its
-// ServiceAccount, RoleBindings, ResourceQuota, LimitRange, NetworkPolicy and
-// variables ConfigMap; then the ClusterRoleBindings of extraClusterRoles;
-// then per source its GitRepository and Kustomization. No object carries an
-// ownerReference: the controller decides ownership.
-func Objects(t *v1alpha1.Tenant) ([]client.Object, error) {
-	if errs := validate(t); len(errs) > 0 {
+// The order is fixed: Namespaces in spec order, then the self-service ones;
+// then per namespace its ServiceAccount, RoleBindings, ResourceQuota,
+// LimitRange, NetworkPolicy and variables ConfigMap; then the
+// ClusterRoleBindings of extraClusterRoles; then per source its
+// GitRepository and Kustomization. No object carries an ownerReference: the
+// controller decides ownership.
+func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error) {
+	errs := validate(t)
+	errs = append(errs, validateSelfService(t, selfService)...)
+	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
+	all := append(t.NamespaceNames(), selfService...)
 	var objects []client.Object
 	for _, ns := range t.Spec.Namespaces {
-		objects = append(objects, namespace(t, ns.Name))
+		objects = append(objects, namespace(t, ns.Name, v1alpha1.NamespaceOriginPlatform))
 	}
-	for _, ns := range t.Spec.Namespaces {
-		objects = append(objects, guarded(t, ns.Name)...)
+	for _, ns := range selfService {
+		objects = append(objects, namespace(t, ns, v1alpha1.NamespaceOriginSelfService))
+	}
+	for _, ns := range all {
+		objects = append(objects, guarded(t, ns, all)...)
 	}
 	for _, role := range t.Spec.ExtraClusterRoles {
 		objects = append(objects, clusterRoleBinding(t, role))
@@ -61,9 +70,30 @@ func Objects(t *v1alpha1.Tenant) ([]client.Object, error) {
 	return objects, nil
 }
 
+// validateSelfService checks what the controller adopts against the spec.
+func validateSelfService(t *v1alpha1.Tenant, names []string) field.ErrorList {
+	var errs field.ErrorList
+	path := field.NewPath("spec", "selfService")
+	if len(names) == 0 {
+		return nil
+	}
+	if t.Spec.SelfService == nil {
+		return append(errs, field.Required(path, "self-service namespaces exist but spec.selfService is not set"))
+	}
+	if n := len(names); n > int(t.Spec.SelfService.MaxNamespaces) {
+		errs = append(errs, field.TooMany(path.Child("maxNamespaces"), n, int(t.Spec.SelfService.MaxNamespaces)))
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, t.Spec.SelfService.Prefix) || slices.Contains(t.NamespaceNames(), name) {
+			errs = append(errs, field.Invalid(path.Child("prefix"), name, "a self-service namespace has the prefix and is not in spec.namespaces"))
+		}
+	}
+	return errs
+}
+
 // guarded is what one tenant namespace holds besides the Flux objects.
-func guarded(t *v1alpha1.Tenant, ns string) []client.Object {
-	objects := []client.Object{serviceAccount(t, ns), reconcilerBinding(t, ns)}
+func guarded(t *v1alpha1.Tenant, ns string, all []string) []client.Object {
+	objects := []client.Object{serviceAccount(t, ns), reconcilerBinding(t, ns, all)}
 	if len(t.Spec.Owners) > 0 {
 		objects = append(objects, ownersBinding(t, ns))
 	}

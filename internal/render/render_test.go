@@ -232,3 +232,31 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 		})
 	}
 }
+
+func TestSelfServiceNamespacesGetGuardRails(t *testing.T) {
+	tn := tenant("crew", "crew")
+	tn.Spec.SelfService = &v1alpha1.SelfService{Prefix: "crew-", MaxNamespaces: 2}
+	tn.Spec.Quota = &v1alpha1.Quota{Hard: corev1.ResourceList{"pods": resource.MustParse("5")}}
+	objects, err := render.Objects(tn, "crew-preview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "self-service.golden.yaml"), objects...)
+
+	for name, adopted := range map[string][]string{
+		"over the limit":       {"crew-a", "crew-b", "crew-c"},
+		"without the prefix":   {"preview"},
+		"an assigned one":      {"crew"},
+		"without self-service": nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			tn := tn.DeepCopy()
+			if adopted == nil {
+				tn.Spec.SelfService, adopted = nil, []string{"crew-a"}
+			}
+			if _, err := render.Objects(tn, adopted...); err == nil || !strings.Contains(err.Error(), "spec.selfService") {
+				t.Errorf("error = %v, want one naming spec.selfService", err)
+			}
+		})
+	}
+}
