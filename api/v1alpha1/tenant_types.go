@@ -98,6 +98,17 @@ type TenantSpec struct {
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
+	// RequireResources makes every container of the tenant's workloads set
+	// cpu and memory requests and limits.
+	// +optional
+	RequireResources bool `json:"requireResources,omitempty"`
+
+	// AllowWorkloadIdentity lets the tenant's Flux objects use a cloud
+	// provider's workload identity or another service account for fetching
+	// and decryption; off, only static credentials of the namespace serve.
+	// +optional
+	AllowWorkloadIdentity bool `json:"allowWorkloadIdentity,omitempty"`
+
 	// Suspend stops Flux syncing the tenant's sources; the guard rails stay.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
@@ -270,6 +281,13 @@ type Network struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +optional
 	AllowFrom []string `json:"allowFrom,omitempty"`
+
+	// AllowServiceTypes are the Service types beyond ClusterIP the tenant
+	// may create.
+	// +kubebuilder:validation:items:Enum=NodePort;LoadBalancer
+	// +kubebuilder:validation:MaxItems=2
+	// +optional
+	AllowServiceTypes []corev1.ServiceType `json:"allowServiceTypes,omitempty"`
 }
 
 // NetworkIsolation is a level of network isolation.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -108,6 +109,8 @@ func TestInvalidTenantIsRefusedNamingTheField(t *testing.T) {
 			`spec.deletionPolicy: Unsupported value: "Orphan"`},
 		"network isolation": {func(t *v1alpha1.Tenant) { t.Spec.Network.Isolation = "Cluster" },
 			`spec.network.isolation: Unsupported value: "Cluster"`},
+		"service type": {func(t *v1alpha1.Tenant) { t.Spec.Network.AllowServiceTypes = []corev1.ServiceType{"ExternalName"} },
+			`spec.network.allowServiceTypes[0]: Unsupported value: "ExternalName"`},
 		"self-service limit": {func(t *v1alpha1.Tenant) { t.Spec.SelfService.MaxNamespaces = 0 },
 			"spec.selfService.maxNamespaces"},
 		"tenant name": {func(t *v1alpha1.Tenant) { t.Name = "a.b" },

@@ -1,0 +1,111 @@
+package policy
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// seeds are realistic objects of every judged kind, for Decode's tests and
+// the fuzz corpus.
+func seeds() map[schema.GroupKind]runtime.Object {
+	return map[schema.GroupKind]runtime.Object{
+		{Kind: "Namespace"}:             newTenantNamespace("apps", "Platform"),
+		{Kind: "Pod"}:                   newPod("apps"),
+		{Kind: "ReplicationController"}: &corev1.ReplicationController{Spec: corev1.ReplicationControllerSpec{Template: &corev1.PodTemplateSpec{Spec: podSpecWith("dev-team", false)}}},
+		{Kind: "Service"}:               newService(corev1.ServiceTypeNodePort, "10.0.0.1"),
+		{Kind: "Secret"}:                newTokenSecret("dev-team"),
+		{Kind: "ServiceAccount"}:        &corev1.ServiceAccount{ObjectMeta: managedMeta("dev-team", "apps")},
+		{Kind: "ConfigMap"}:             newConfigMap(managedMeta("tenant-vars", "apps")),
+		{Kind: "ResourceQuota"}:         &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")},
+		{Kind: "LimitRange"}:            &corev1.LimitRange{ObjectMeta: managedMeta("landlord-limits", "apps")},
+		{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:               &networkingv1.NetworkPolicy{ObjectMeta: managedMeta("landlord-isolation", "apps")},
+		{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:         newRoleBinding("ClusterRole", "cluster-admin", saSubject("flux", "ops")),
+		{Group: "apps", Kind: "Deployment"}:                               newDeployment("dev-team", false),
+		{Group: "apps", Kind: "StatefulSet"}:                              &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Template: corev1.PodTemplateSpec{Spec: podSpecWith("db", true)}}},
+		{Group: "apps", Kind: "DaemonSet"}:                                &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: podSpecWith("dev-team", false)}}},
+		{Group: "apps", Kind: "ReplicaSet"}:                               &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Template: corev1.PodTemplateSpec{Spec: podSpecWith("app", true)}}},
+		{Group: "batch", Kind: "Job"}:                                     &batchv1.Job{Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: podSpecWith("dev-team", false)}}},
+		{Group: "batch", Kind: "CronJob"}:                                 newCronJob("dev-team"),
+		{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization"}:     newKustomization(),
+		{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}:            newHelmRelease(),
+		{Group: "source.toolkit.fluxcd.io", Kind: "GitRepository"}:        newGitRepository("https://git.example.com/org/app"),
+		{Group: "source.toolkit.fluxcd.io", Kind: "OCIRepository"}:        newOciRepository("oci://registry.example.com/charts/app"),
+		{Group: "source.toolkit.fluxcd.io", Kind: "HelmRepository"}:       newHelmRepository("https://charts.example.com"),
+		{Group: "source.toolkit.fluxcd.io", Kind: "Bucket"}:               newBucket("apps", "minio.example.com", "dev-team"),
+		{Group: "notification.toolkit.fluxcd.io", Kind: "Receiver"}:       newReceiver("ops"),
+		{Group: "notification.toolkit.fluxcd.io", Kind: "Alert"}:          newAlert("ops"),
+		{Group: "notification.toolkit.fluxcd.io", Kind: "Provider"}:       newProvider("pubsub"),
+		{Group: "image.toolkit.fluxcd.io", Kind: "ImageRepository"}:       newImageRepository(),
+		{Group: "image.toolkit.fluxcd.io", Kind: "ImagePolicy"}:           newImagePolicy("ops"),
+		{Group: "image.toolkit.fluxcd.io", Kind: "ImageUpdateAutomation"}: newImageUpdate("ops"),
+	}
+}
+
+func TestDecodeKnowsEveryKind(t *testing.T) {
+	s := seeds()
+	for gk := range kinds {
+		if _, ok := s[gk]; !ok {
+			t.Errorf("no seed for %s", gk)
+		}
+	}
+	for gk := range s {
+		if _, ok := kinds[gk]; !ok {
+			t.Errorf("seed for %s, a kind Decode does not know", gk)
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	for gk, obj := range seeds() {
+		t.Run(gk.String(), func(t *testing.T) {
+			raw, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Decode(gk.WithVersion("v1"), raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, obj) {
+				t.Fatalf("Decode = %#v, want %#v", got, obj)
+			}
+		})
+	}
+}
+
+func TestDecodeEdges(t *testing.T) {
+	ks := schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1beta2", Kind: "Kustomization"}
+	for name, tc := range map[string]struct {
+		gvk     schema.GroupVersionKind
+		raw     string
+		want    runtime.Object
+		wantErr bool
+	}{
+		"older version judged too": {gvk: ks, raw: `{"spec":{"sourceRef":{"kind":"GitRepository","name":"a","namespace":"flux-system"}}}`,
+			want: &kustomizev1.Kustomization{Spec: kustomizev1.KustomizationSpec{SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "a", Namespace: "flux-system"}}}},
+		"field names are case-sensitive": {gvk: ks, raw: `{"spec":{"sourceRef":{"Namespace":"flux-system"}}}`, want: &kustomizev1.Kustomization{}},
+		"unknown kind":                   {gvk: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, raw: `{}`},
+		"no object":                      {gvk: ks},
+		"malformed":                      {gvk: ks, raw: `{"spec":`, wantErr: true},
+		"wrong type":                     {gvk: ks, raw: `{"spec":{"prune":"yes"}}`, wantErr: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := Decode(tc.gvk, []byte(tc.raw))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Decode error = %v, want error %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Decode = %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}

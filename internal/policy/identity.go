@@ -1,0 +1,118 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// ControllerUser is the Landlord controller's identity, the only writer of
+// the objects it manages.
+const ControllerUser = "system:serviceaccount:landlord-system:landlord-controller"
+
+// mastersGroup bypasses RBAC, so judging it would only break break-glass.
+const mastersGroup = "system:masters"
+
+// platformNamespaces hold the service accounts of Kubernetes' and Flux's
+// own controllers: the namespace and garbage collectors must be able to
+// delete what they delete.
+var platformNamespaces = []string{"kube-system", "flux-system"}
+
+// identity is who writes.
+type identity struct {
+	platform bool
+	// tenant is the tenant whose identity the writer is, nil for others.
+	tenant *v1alpha1.Tenant
+}
+
+// identify tells platform identities from tenants; a platform identity is
+// never a tenant, even if a tenant lists it as an owner.
+func identify(u authenticationv1.UserInfo, tenants Tenants) identity {
+	if u.Username == ControllerUser || slices.Contains(u.Groups, mastersGroup) {
+		return identity{platform: true}
+	}
+	if ns, _, ok := serviceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
+		return identity{platform: true}
+	}
+	return identity{tenant: tenants.ForUser(u)}
+}
+
+// clusterScoped is rule LL014: tenants write no cluster-scoped object, over
+// and above what RBAC grants them.
+func clusterScoped(who identity) field.ErrorList {
+	if who.platform || who.tenant == nil {
+		return nil
+	}
+	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("metadata", "namespace"),
+		"tenant "+who.tenant.Name+" may not write cluster-scoped objects; allowed: objects in its namespaces "+quoteList(namespacesOf(who.tenant)))}
+}
+
+// managed is rule LL010: whoever is not the platform may not create, change
+// or delete an object labelled as Landlord's, nor remove the label.
+func managed(req Request) field.ErrorList {
+	for _, obj := range []runtime.Object{req.OldObject, req.Object} {
+		if isManaged(obj) {
+			return field.ErrorList{forbidden(ruleManaged, field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
+				"the object is managed by Landlord; allowed: writes by "+ControllerUser+" only")}
+		}
+	}
+	return nil
+}
+
+// isManaged reports whether obj carries Landlord's managed-by label.
+func isManaged(obj runtime.Object) bool {
+	return labelsOf(obj)[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue
+}
+
+// labelsOf is the labels of a decoded object, nil for none.
+func labelsOf(obj runtime.Object) map[string]string {
+	if m, ok := obj.(metav1.Object); ok {
+		return m.GetLabels()
+	}
+	return nil
+}
+
+// serviceAccountPrefix starts the user name of every service account.
+const serviceAccountPrefix = "system:serviceaccount:"
+
+// serviceAccount splits a service account's user name into namespace and
+// name.
+func serviceAccount(username string) (namespace, name string, ok bool) {
+	rest, ok := strings.CutPrefix(username, serviceAccountPrefix)
+	if !ok {
+		return "", "", false
+	}
+	namespace, name, ok = strings.Cut(rest, ":")
+	return namespace, name, ok && namespace != "" && name != "" && !strings.Contains(name, ":")
+}
+
+// namespacesOf lists the tenant's namespaces for messages: the assigned
+// ones, and the self-service prefix.
+func namespacesOf(t *v1alpha1.Tenant) []string {
+	names := t.NamespaceNames()
+	if t.Spec.SelfService != nil {
+		names = append(names, t.Spec.SelfService.Prefix+"*")
+	}
+	return names
+}
+
+// quoteList renders values as "a", "b" or "c".
+func quoteList(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = `"` + v + `"`
+	}
+	switch len(quoted) {
+	case 0:
+		return "(none)"
+	case 1:
+		return quoted[0]
+	}
+	return strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
+}

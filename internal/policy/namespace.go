@@ -1,0 +1,162 @@
+package policy
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// podSecurityPrefix starts the Pod Security Admission labels.
+const podSecurityPrefix = "pod-security.kubernetes.io/"
+
+// protectedLabel reports whether a namespace label is the platform's: who
+// owns the namespace, who made it, and what pods may do there.
+func protectedLabel(key string) bool {
+	switch key {
+	case v1alpha1.TenantLabel, v1alpha1.OriginLabel, v1alpha1.ManagedByLabel:
+		return true
+	}
+	return strings.HasPrefix(key, podSecurityPrefix)
+}
+
+func isNamespace(obj runtime.Object) bool {
+	_, ok := obj.(*corev1.Namespace)
+	return ok
+}
+
+// namespaceRules are rules LL009 and, for namespaces, LL010. Platform
+// identities are exempt; other identities that are no tenant are judged only
+// on namespaces a tenant owns.
+func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList {
+	if who.platform {
+		return nil
+	}
+	ns := namespaceOf(req)
+	owner := tenants.ForNamespace(ns.Name)
+	if who.tenant == nil && owner == nil && !claims(ns) {
+		return nil
+	}
+	switch req.Operation {
+	case admissionv1.Create:
+		return createNamespace(ns, who, owner, tenants)
+	case admissionv1.Delete:
+		return deleteNamespace(ns, who, owner)
+	}
+	old, _ := req.OldObject.(*corev1.Namespace)
+	errs := labelChanges(old, ns)
+	if old != nil && isManaged(old) {
+		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata"),
+			"namespace "+ns.Name+" is managed by Landlord; allowed: changes by "+ControllerUser+" only"))
+	}
+	return errs
+}
+
+// namespaceOf is the namespace written, or deleted.
+func namespaceOf(req Request) *corev1.Namespace {
+	if ns, ok := req.Object.(*corev1.Namespace); ok {
+		return ns
+	}
+	return req.OldObject.(*corev1.Namespace)
+}
+
+// claims reports whether a namespace says it is Landlord's.
+func claims(ns *corev1.Namespace) bool {
+	_, tenant := ns.Labels[v1alpha1.TenantLabel]
+	_, origin := ns.Labels[v1alpha1.OriginLabel]
+	return tenant || origin || isManaged(ns)
+}
+
+// createNamespace lets a tenant create a namespace only through
+// self-service: its prefix, its label, within its count.
+func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant, tenants Tenants) field.ErrorList {
+	name := field.NewPath("metadata", "name")
+	labels := field.NewPath("metadata", "labels")
+	if owner != nil && slices.Contains(owner.NamespaceNames(), ns.Name) {
+		return field.ErrorList{forbidden(ruleNamespaces, name, "namespace "+ns.Name+" is assigned to tenant "+owner.Name+" by the platform; allowed: creation by "+ControllerUser+" only")}
+	}
+	t := who.tenant
+	if t == nil {
+		return field.ErrorList{forbidden(ruleNamespaces, labels, "only a tenant creates its self-service namespaces; allowed: no "+
+			v1alpha1.TenantLabel+", "+v1alpha1.OriginLabel+" or "+v1alpha1.ManagedByLabel+" label")}
+	}
+	ss := t.Spec.SelfService
+	if ss == nil {
+		return field.ErrorList{forbidden(ruleNamespaces, name, "tenant "+t.Name+" has no spec.selfService; allowed: namespaces the platform assigns")}
+	}
+	var errs field.ErrorList
+	if !strings.HasPrefix(ns.Name, ss.Prefix) {
+		errs = append(errs, invalid(ruleNamespaces, name, ns.Name, "not a self-service namespace of tenant "+t.Name+"; allowed: names starting with "+strconv.Quote(ss.Prefix)))
+	}
+	if got := ns.Labels[v1alpha1.TenantLabel]; got != t.Name {
+		errs = append(errs, notSupported(ruleNamespaces, labels.Key(v1alpha1.TenantLabel), got,
+			"a self-service namespace is labelled with its tenant", []string{t.Name}))
+	}
+	for _, key := range slices.Sorted(maps.Keys(ns.Labels)) {
+		if key != v1alpha1.TenantLabel && protectedLabel(key) {
+			errs = append(errs, forbidden(ruleNamespaces, labels.Key(key), "the platform sets this label; allowed: unset"))
+		}
+	}
+	if n := tenants.SelfServiceCount(t.Name); n >= int(ss.MaxNamespaces) {
+		errs = append(errs, forbidden(ruleNamespaces, name, "tenant "+t.Name+" has "+strconv.Itoa(n)+
+			" self-service namespaces; allowed: at most spec.selfService.maxNamespaces="+strconv.Itoa(int(ss.MaxNamespaces))))
+	}
+	return errs
+}
+
+// deleteNamespace lets a tenant delete its own self-service namespaces, and
+// no one but the platform delete any other tenant namespace.
+func deleteNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant) field.ErrorList {
+	if owner == nil {
+		return nil // claims but unowned: a released namespace, RBAC decides
+	}
+	platformAssigned := slices.Contains(owner.NamespaceNames(), ns.Name) ||
+		ns.Labels[v1alpha1.OriginLabel] == string(v1alpha1.NamespaceOriginPlatform)
+	if who.tenant != nil && who.tenant.Name == owner.Name && !platformAssigned {
+		return nil
+	}
+	return field.ErrorList{forbidden(ruleNamespaces, field.NewPath("metadata", "name"),
+		"namespace "+ns.Name+" of tenant "+owner.Name+" may be deleted only by the platform; allowed: the tenant's own self-service namespaces")}
+}
+
+// labelChanges denies adding, changing or removing a protected label.
+func labelChanges(old, ns *corev1.Namespace) field.ErrorList {
+	var before map[string]string
+	if old != nil {
+		before = old.Labels
+	}
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range ns.Labels {
+		keys[k] = true
+	}
+	var errs field.ErrorList
+	for _, key := range slices.Sorted(maps.Keys(keys)) {
+		if !protectedLabel(key) {
+			continue
+		}
+		was, had := before[key]
+		is, has := ns.Labels[key]
+		if had != has || was != is {
+			errs = append(errs, forbidden(ruleNamespaces, field.NewPath("metadata", "labels").Key(key),
+				"the platform sets this label; allowed: "+allowedValue(was, had)))
+		}
+	}
+	return errs
+}
+
+func allowedValue(v string, set bool) string {
+	if !set {
+		return "unset"
+	}
+	return strconv.Quote(v) + ", unchanged"
+}

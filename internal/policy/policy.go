@@ -1,0 +1,228 @@
+// Package policy holds Landlord's isolation rules as pure functions: no
+// client, no I/O, no clock. The admission webhook, `landlord lint` and
+// `landlord audit` all call Evaluate.
+package policy
+
+import (
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// Tenants answers, from an informer cache, who owns what. Implemented by the
+// webhook package.
+type Tenants interface {
+	// ForNamespace returns the Tenant owning namespace ns (assigned in
+	// spec.namespaces, or a self-service namespace labelled
+	// landlord.dev/tenant=<name> with the tenant's prefix), or nil.
+	ForNamespace(ns string) *v1alpha1.Tenant
+	// ForUser returns the Tenant whose identity the requester is: its
+	// reconciler service account in one of its namespaces, or one of its
+	// owners (User/Group/ServiceAccount), or nil.
+	ForUser(user authenticationv1.UserInfo) *v1alpha1.Tenant
+	// SelfServiceCount is how many self-service namespaces the named tenant
+	// has now.
+	SelfServiceCount(tenant string) int
+}
+
+// Request is one write to judge.
+type Request struct {
+	Operation admissionv1.Operation // CREATE, UPDATE, DELETE
+	Namespace string                // "" for cluster-scoped objects
+	Object    runtime.Object        // decoded, typed (nil on DELETE)
+	OldObject runtime.Object        // decoded, typed (nil on CREATE)
+	User      authenticationv1.UserInfo
+}
+
+// Evaluate returns every violation of the request; empty means allowed.
+//
+// Who is judged: platform identities (see identify) are never held to the
+// identity rules LL009, LL010 and LL014; every other rule judges the content
+// of objects in tenant namespaces whoever writes them, since Flux writes a
+// tenant's Git content as the tenant's reconciler anyway. Objects in
+// namespaces no tenant owns are not judged, except Namespaces and
+// cluster-scoped writes by tenants. An update is denied only for violations
+// the old object did not have.
+func Evaluate(req Request, tenants Tenants) field.ErrorList {
+	return evaluate(req, tenants, allowancesOf)
+}
+
+// evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
+// tests vary opt-ins without a Tenant per case.
+func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
+	who := identify(req.User, tenants)
+	if isNamespace(req.Object) || isNamespace(req.OldObject) {
+		return namespaceRules(req, who, tenants)
+	}
+	if req.Namespace == "" {
+		return clusterScoped(who)
+	}
+	owner := tenants.ForNamespace(req.Namespace)
+	if owner == nil {
+		return nil // a platform namespace: RBAC alone decides
+	}
+	var errs field.ErrorList
+	if !who.platform {
+		errs = append(errs, managed(req)...)
+	}
+	if req.Operation == admissionv1.Delete || req.Object == nil {
+		return errs
+	}
+	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allow(owner), writer: who}
+	found := content(req.Object, s)
+	if req.Operation == admissionv1.Update && req.OldObject != nil {
+		// Ratchet: an update may keep a violation it did not introduce, so
+		// that controllers can still remove finalizers from objects admitted
+		// before a rule existed; audit reports those.
+		found = ratchet(found, content(req.OldObject, s))
+	}
+	return append(errs, found...)
+}
+
+// scope is what the content rules know of the object's place.
+type scope struct {
+	ns      string
+	tenant  *v1alpha1.Tenant
+	tenants Tenants
+	allow   allowances
+	writer  identity
+}
+
+// sameTenant reports whether ns belongs to the tenant of the scope.
+func (s scope) sameTenant(ns string) bool {
+	if ns == "" || ns == s.ns {
+		return true
+	}
+	o := s.tenants.ForNamespace(ns)
+	return o != nil && o.Name == s.tenant.Name
+}
+
+// allowances are the Tenant's opt-ins the rules read. The API has no fields
+// for them yet (proposed: spec.requireResources,
+// spec.network.allowServiceTypes, spec.allowWorkloadIdentity); until it has,
+// each is off.
+type allowances struct {
+	requireResources bool
+	workloadIdentity bool
+	serviceTypes     []corev1.ServiceType
+}
+
+// allowancesOf reads a Tenant's opt-ins.
+func allowancesOf(t *v1alpha1.Tenant) allowances {
+	return allowances{
+		requireResources: t.Spec.RequireResources,
+		workloadIdentity: t.Spec.AllowWorkloadIdentity,
+		serviceTypes:     t.Spec.Network.AllowServiceTypes,
+	}
+}
+
+// content applies the rules that judge what an object says.
+func content(obj runtime.Object, s scope) field.ErrorList {
+	if errs, ok := fluxContent(obj, s); ok {
+		return errs
+	}
+	if errs, ok := workloadContent(obj, s); ok {
+		return errs
+	}
+	switch o := obj.(type) {
+	case *corev1.Service:
+		return service(o, s)
+	case *corev1.Secret:
+		return tokenSecret(o, s)
+	case *rbacv1.RoleBinding:
+		return roleBinding(o, s)
+	}
+	return nil
+}
+
+// ratchet drops from errs the violations old already had.
+func ratchet(errs, old field.ErrorList) field.ErrorList {
+	if len(errs) == 0 || len(old) == 0 {
+		return errs
+	}
+	had := make(map[string]bool, len(old))
+	for _, e := range old {
+		had[e.Error()] = true
+	}
+	var kept field.ErrorList
+	for _, e := range errs {
+		if !had[e.Error()] {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
+// Rule is one isolation rule.
+type Rule struct {
+	ID     string
+	Name   string
+	Reason string
+}
+
+// Rules lists every rule, in id order.
+var Rules = []Rule{
+	ruleServiceAccount, ruleCrossNamespace, ruleTargetNamespace, ruleKubeConfig,
+	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
+	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
+	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
+}
+
+var (
+	ruleServiceAccount   = Rule{"LL001", "flux-service-account", "Flux applies a Kustomization or HelmRelease with the rights of its service account, which must be set so that they are the tenant's"}
+	ruleCrossNamespace   = Rule{"LL002", "cross-namespace-reference", "a reference to another namespace would let a tenant use sources or dependencies it does not own"}
+	ruleTargetNamespace  = Rule{"LL003", "target-namespace", "Flux must apply and store a tenant's releases only in that tenant's namespaces"}
+	ruleKubeConfig       = Rule{"LL004", "remote-kubeconfig", "a kubeConfig points Flux at another cluster or at stolen credentials"}
+	ruleWorkloadIdentity = Rule{"LL005", "workload-identity", "cloud providers and service-account impersonation lend a tenant an identity the platform did not give it"}
+	ruleNotification     = Rule{"LL006", "notification-scope", "receivers and alerts naming other tenants' objects trigger or watch their reconciles"}
+	ruleImageAutomation  = Rule{"LL007", "image-automation-scope", "image automation across namespaces reads or writes other tenants' repositories"}
+	ruleSources          = Rule{"LL008", "allowed-sources", "a tenant syncs only from the repositories the platform allowed"}
+	ruleNamespaces       = Rule{"LL009", "namespace-self-service", "namespaces, their tenant and pod-security labels are the platform's, except self-service ones within the tenant's allowance"}
+	ruleManaged          = Rule{"LL010", "managed-objects", "the quota, limits, network policy, bindings, reconciler and variables Landlord manages are the guard rails themselves"}
+	ruleBindingSubjects  = Rule{"LL011", "rolebinding-subjects", "binding identities of other namespaces would open a tenant's namespace to other tenants"}
+	ruleReconciler       = Rule{"LL012", "reconciler-identity", "a pod or token of the reconciler would hand its cluster-wide grants to any workload"}
+	ruleServiceType      = Rule{"LL013", "service-type", "NodePort and LoadBalancer services expose a tenant outside the cluster's network isolation"}
+	ruleClusterScoped    = Rule{"LL014", "cluster-scoped-write", "cluster-scoped objects are shared by every tenant and belong to the platform"}
+	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
+	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
+	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
+)
+
+// forbidden is a violation of rule r at p; detail names the allowed values.
+func forbidden(r Rule, p *field.Path, detail string) *field.Error {
+	return field.Forbidden(p, r.ID+": "+detail)
+}
+
+// invalid is a violation of rule r by value v at p.
+func invalid(r Rule, p *field.Path, v any, detail string) *field.Error {
+	return field.Invalid(p, v, r.ID+": "+detail)
+}
+
+// notSupported is a violation of rule r by value v at p, allowed listing
+// what is.
+func notSupported(r Rule, p *field.Path, v any, detail string, allowed []string) *field.Error {
+	e := field.NotSupported(p, v, allowed)
+	e.Detail = r.ID + ": " + detail + "; " + e.Detail
+	return e
+}
+
+// RuleID extracts the rule id from a *field.Error produced by Evaluate, ""
+// for any other error.
+func RuleID(err *field.Error) string {
+	if err == nil {
+		return ""
+	}
+	id, _, ok := strings.Cut(err.Detail, ":")
+	digits, ok2 := strings.CutPrefix(id, "LL")
+	if !ok || !ok2 || len(digits) != 3 || strings.Trim(digits, "0123456789") != "" {
+		return ""
+	}
+	return id
+}

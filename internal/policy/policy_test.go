@@ -1,0 +1,363 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	fluxacl "github.com/fluxcd/pkg/apis/acl"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// testCase is one request and the rule ids it must violate, comma-joined
+// and sorted; "" means allowed.
+type testCase struct {
+	req   Request
+	allow allowances
+	want  string
+}
+
+func create(user authenticationv1.UserInfo, ns string, obj runtime.Object) Request {
+	return Request{Operation: admissionv1.Create, Namespace: ns, Object: obj, User: user}
+}
+
+func update(user authenticationv1.UserInfo, ns string, old, obj runtime.Object) Request {
+	return Request{Operation: admissionv1.Update, Namespace: ns, Object: obj, OldObject: old, User: user}
+}
+
+func remove(user authenticationv1.UserInfo, ns string, old runtime.Object) Request {
+	return Request{Operation: admissionv1.Delete, Namespace: ns, OldObject: old, User: user}
+}
+
+var testCases = map[string]testCase{
+	// LL001
+	"kustomization without service account":      {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.ServiceAccountName = "" })), want: "LL001"},
+	"helmrelease without service account":        {req: create(owner, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.ServiceAccountName = "" })), want: "LL001"},
+	"kustomization as the reconciler":            {req: create(reconciler, "apps", newKustomization())},
+	"kustomization as another namespace account": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.ServiceAccountName = "deployer" }))},
+	"helmrelease as the reconciler":              {req: create(owner, "apps", newHelmRelease())},
+
+	// LL002
+	"kustomization source in flux-system":                   {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
+	"kustomization source in same tenant's other namespace": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "apps-jobs" })), want: "LL002"},
+	"kustomization source named in own namespace":           {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "apps" }))},
+	"kustomization depends on other namespace": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
+		k.Spec.DependsOn = append(k.Spec.DependsOn, fluxmeta.DependencyReference{Name: "infra", Namespace: "ops"})
+	})), want: "LL002"},
+	"helmrelease chart from other namespace": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.Chart.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
+	"helmrelease chartRef to other namespace": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) {
+		h.Spec.Chart = nil
+		h.Spec.ChartRef = &helmv2.CrossNamespaceSourceReference{Kind: sourcev1.OCIRepositoryKind, Name: "podinfo", Namespace: "ops"}
+	})), want: "LL002"},
+	"helmrelease chartRef local": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) {
+		h.Spec.Chart = nil
+		h.Spec.ChartRef = &helmv2.CrossNamespaceSourceReference{Kind: sourcev1.OCIRepositoryKind, Name: "podinfo"}
+	}))},
+	"helmrelease depends on other namespace": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) {
+		h.Spec.DependsOn = []helmv2.DependencyReference{{Name: "db", Namespace: "ops"}}
+	})), want: "LL002"},
+	"controller writes a cross-namespace kustomization": {req: create(controller, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
+
+	// LL003
+	"kustomization targets other tenant":  {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ops" })), want: "LL003"},
+	"kustomization targets kube-system":   {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "kube-system" })), want: "LL003"},
+	"kustomization targets self-service":  {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "dev-team-x" }))},
+	"helmrelease stores in kube-system":   {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "kube-system" })), want: "LL003"},
+	"helmrelease targets other tenant":    {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "ops" })), want: "LL003"},
+	"helmrelease targets own other space": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "apps-jobs" }))},
+
+	// LL004
+	"kustomization with kubeConfig": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
+		k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
+	})), want: "LL004"},
+	"helmrelease with workload-identity kubeConfig": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) {
+		h.Spec.KubeConfig = &fluxmeta.KubeConfigReference{ConfigMapRef: &fluxmeta.LocalObjectReference{Name: "gke"}}
+	})), want: "LL004"},
+
+	// LL005
+	"git repository with azure identity":  {req: create(reconciler, "apps", newGitRepository("https://git.example.com/org/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "azure" })), want: "LL005"},
+	"git repository with github app":      {req: create(reconciler, "apps", newGitRepository("https://git.example.com/org/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "github" }))},
+	"oci repository with service account": {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.ServiceAccountName = "puller" })), want: "LL005"},
+	"oci repository with aws provider":    {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.Provider = "aws" })), want: "LL005"},
+	"oci repository with aws when allowed": {
+		req:   create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.Provider = "aws" })),
+		allow: allowances{workloadIdentity: true},
+	},
+	"decryption with service account": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
+		k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"}
+	})), want: "LL005"},
+	"notification provider with service account": {req: create(reconciler, "apps", newProvider("pubsub")), want: "LL005"},
+	"notification provider with secret":          {req: create(reconciler, "apps", newProvider(""))},
+	"image repository with gcp provider":         {req: create(reconciler, "apps", newImageRepository(func(r *imagev1.ImageRepository) { r.Spec.Provider = "gcp" })), want: "LL005"},
+
+	// LL006
+	"receiver triggers other tenant":    {req: create(reconciler, "apps", newReceiver("ops")), want: "LL006"},
+	"receiver triggers own other space": {req: create(reconciler, "apps", newReceiver("apps-jobs"))},
+	"alert watches other tenant":        {req: create(reconciler, "apps", newAlert("ops")), want: "LL006"},
+	"alert watches own namespace":       {req: create(reconciler, "apps", newAlert(""))},
+
+	// LL007
+	"image policy on other namespace":      {req: create(reconciler, "apps", newImagePolicy("ops")), want: "LL007"},
+	"image policy on own namespace":        {req: create(reconciler, "apps", newImagePolicy("apps"))},
+	"image update of other namespace repo": {req: create(reconciler, "apps", newImageUpdate("apps-jobs")), want: "LL007"},
+	"image update of own repo":             {req: create(reconciler, "apps", newImageUpdate(""))},
+	"image repository shared with others": {req: create(reconciler, "apps", newImageRepository(func(r *imagev1.ImageRepository) {
+		r.Spec.AccessFrom = &fluxacl.AccessFrom{NamespaceSelectors: []fluxacl.NamespaceSelector{{MatchLabels: map[string]string{}}}}
+	})), want: "LL007"},
+	"image repository private": {req: create(reconciler, "apps", newImageRepository())},
+
+	// LL008
+	"git repository from allowed org":        {req: create(reconciler, "apps", newGitRepository("https://git.example.com/org/app"))},
+	"git repository deep below allowed org":  {req: create(reconciler, "apps", newGitRepository("https://git.example.com/org/group/app.git"))},
+	"git repository from elsewhere":          {req: create(reconciler, "apps", newGitRepository("https://github.com/attacker/app")), want: "LL008"},
+	"git repository with dot segments":       {req: create(reconciler, "apps", newGitRepository("https://git.example.com/org/../platform/fleet")), want: "LL008"},
+	"git repository with user info host":     {req: create(reconciler, "apps", newGitRepository("https://git.example.com@evil.io/org/app")), want: "LL008"},
+	"git repository over ssh in segment":     {req: create(reconciler, "apps", newGitRepository("ssh://git@git.example.com/team-a/config"))},
+	"git repository over ssh past a segment": {req: create(reconciler, "apps", newGitRepository("ssh://git@git.example.com/team-a/b/config")), want: "LL008"},
+	"oci repository allowed":                 {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/podinfo"))},
+	"helm repository from elsewhere":         {req: create(reconciler, "apps", newHelmRepository("https://charts.evil.io")), want: "LL008"},
+	"bucket allowed":                         {req: create(reconciler, "apps", newBucket("apps", "minio.example.com", "dev-team"))},
+	"bucket not allowed":                     {req: create(reconciler, "apps", newBucket("apps", "minio.example.com", "platform")), want: "LL008"},
+	"bucket without allowedSources":          {req: create(opsReconciler, "ops", newBucket("ops", "minio.example.com", "ops")), want: "LL008"},
+	"any git url without allowedSources":     {req: create(opsReconciler, "ops", newGitRepository("https://github.com/ops/app"))},
+	"template source by the controller": {req: create(controller, "apps", newGitRepository("https://git.platform.example.com/templates/base", func(g *sourcev1.GitRepository) {
+		g.Labels = map[string]string{sourceLabel: templateSource, v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
+	}))},
+	"template label forged by the tenant": {req: create(reconciler, "apps", newGitRepository("https://git.platform.example.com/templates/base", func(g *sourcev1.GitRepository) {
+		g.Labels = map[string]string{sourceLabel: templateSource}
+	})), want: "LL008"},
+
+	// LL009
+	"self-service namespace":                    {req: create(owner, "", newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "dev-team", "team": "a"}))},
+	"self-service namespace by git":             {req: create(reconciler, "", newNamespace("dev-team-z", map[string]string{v1alpha1.TenantLabel: "dev-team"}))},
+	"self-service namespace without label":      {req: create(owner, "", newNamespace("dev-team-y", nil)), want: "LL009"},
+	"self-service namespace for other tenant":   {req: create(owner, "", newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "ops"})), want: "LL009"},
+	"self-service namespace without prefix":     {req: create(owner, "", newNamespace("shiny", map[string]string{v1alpha1.TenantLabel: "dev-team"})), want: "LL009"},
+	"self-service namespace with pod security":  {req: create(owner, "", newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "dev-team", "pod-security.kubernetes.io/enforce": "privileged"})), want: "LL009"},
+	"self-service namespace beyond the count":   {req: create(carol, "", newNamespace("full-b", map[string]string{v1alpha1.TenantLabel: "full"})), want: "LL009"},
+	"namespace by tenant without self-service":  {req: create(opsReconciler, "", newNamespace("ops-2", map[string]string{v1alpha1.TenantLabel: "ops"})), want: "LL009"},
+	"assigned namespace squatted":               {req: create(stranger, "", newNamespace("apps", nil)), want: "LL009"},
+	"namespace claiming a tenant by a stranger": {req: create(stranger, "", newNamespace("lab", map[string]string{v1alpha1.TenantLabel: "dev-team"})), want: "LL009"},
+	"plain namespace by a stranger":             {req: create(stranger, "", newNamespace("lab", nil))},
+	"assigned namespace by the controller":      {req: create(controller, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
+	"pod security relaxed on own namespace": {req: update(owner, "", newNamespace("dev-team-x", map[string]string{v1alpha1.TenantLabel: "dev-team", "pod-security.kubernetes.io/enforce": "restricted"}),
+		newNamespace("dev-team-x", map[string]string{v1alpha1.TenantLabel: "dev-team", "pod-security.kubernetes.io/enforce": "privileged"})), want: "LL009"},
+	"own label on unadopted namespace": {req: update(owner, "", newNamespace("dev-team-x", map[string]string{v1alpha1.TenantLabel: "dev-team"}),
+		newNamespace("dev-team-x", map[string]string{v1alpha1.TenantLabel: "dev-team", "team": "b"}))},
+	"platform namespace claimed by a tenant": {req: update(owner, "", newNamespace("monitoring", nil), newNamespace("monitoring", map[string]string{v1alpha1.TenantLabel: "dev-team"})), want: "LL009"},
+	"platform namespace labelled by a stranger": {req: update(stranger, "", newNamespace("monitoring", nil),
+		newNamespace("monitoring", map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}))},
+	"namespace update without old object":          {req: update(owner, "", nil, newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "dev-team"})), want: "LL009"},
+	"self-service namespace deleted by its tenant": {req: remove(owner, "", newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService))},
+	"assigned namespace deleted by the tenant":     {req: remove(reconciler, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)), want: "LL009"},
+	"self-service namespace deleted by another":    {req: remove(opsReconciler, "", newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService)), want: "LL009"},
+	"assigned namespace deleted by masters":        {req: remove(masters, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
+
+	// LL010
+	"managed namespace labelled by the tenant": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
+		ns := newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)
+		ns.Labels["team"] = "b"
+		return ns
+	}()), want: "LL010"},
+	"managed namespace relabelled by the tenant": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
+		ns := newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)
+		ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
+		return ns
+	}()), want: "LL009,LL010"},
+	"managed namespace updated by the controller": {req: update(controller, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
+	"tenant-vars changed by the tenant":           {req: update(reconciler, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
+	"tenant-vars unlabelled by the tenant":        {req: update(owner, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(objectMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
+	"quota deleted by the tenant":                 {req: remove(owner, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")}), want: "LL010"},
+	"quota deleted by the namespace controller":   {req: remove(nsController, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")})},
+	"managed object forged by the tenant":         {req: create(reconciler, "apps", newConfigMap(managedMeta("fake", "apps"))), want: "LL010"},
+	"own config map":                              {req: create(reconciler, "apps", newConfigMap(objectMeta("app", "apps")))},
+	"tenant-vars updated by the controller":       {req: update(controller, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")))},
+
+	// LL011
+	"binding other tenant's account":                    {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", saSubject("flux", "ops"))), want: "LL011"},
+	"binding other tenant's account user":               {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.UserKind, Name: "system:serviceaccount:ops:flux"})), want: "LL011"},
+	"binding every authenticated user":                  {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:authenticated"})), want: "LL011"},
+	"binding other namespace's accounts":                {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:serviceaccounts:ops"})), want: "LL011"},
+	"binding own namespace's accounts":                  {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:serviceaccounts:apps-jobs"}))},
+	"binding the owner account of a platform namespace": {req: create(owner, "apps", newRoleBinding("ClusterRole", "edit", saSubject("deployer", "ci")))},
+	"binding a namesake of the owner account":           {req: create(owner, "apps", newRoleBinding("ClusterRole", "edit", saSubject("deployer", "ops"))), want: "LL011"},
+	"binding own accounts":                              {req: create(owner, "apps", newRoleBinding("ClusterRole", "edit", saSubject("ci", ""), saSubject("ci", "dev-team-x"), rbacv1.Subject{Kind: rbacv1.UserKind, Name: "dave"}))},
+
+	// LL012
+	"pod as the reconciler":             {req: create(owner, "apps", newPod("apps", func(p *corev1.PodSpec) { p.ServiceAccountName = "dev-team" })), want: "LL012"},
+	"pod as the reconciler, deprecated": {req: create(owner, "apps", newPod("apps", func(p *corev1.PodSpec) { p.DeprecatedServiceAccount = "dev-team" })), want: "LL012"},
+	"deployment as the reconciler":      {req: create(reconciler, "apps", newDeployment("dev-team", false)), want: "LL012"},
+	"cronjob as the reconciler":         {req: create(reconciler, "apps", newCronJob("dev-team")), want: "LL012"},
+	"deployment as its own account":     {req: create(reconciler, "apps", newDeployment("app", false))},
+	"reconciler token secret":           {req: create(owner, "apps", newTokenSecret("dev-team")), want: "LL012"},
+	"app token secret":                  {req: create(owner, "apps", newTokenSecret("app"))},
+	"pod in a platform namespace":       {req: create(stranger, "kube-system", newPod("kube-system", func(p *corev1.PodSpec) { p.ServiceAccountName = "dev-team" }))},
+
+	// LL013, LL017
+	"node port service":                  {req: create(reconciler, "apps", newService(corev1.ServiceTypeNodePort)), want: "LL013"},
+	"load balancer service":              {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), want: "LL013"},
+	"load balancer service when allowed": {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), allow: allowances{serviceTypes: []corev1.ServiceType{corev1.ServiceTypeLoadBalancer}}},
+	"cluster ip service":                 {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP))},
+	"service with external ips":          {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8")), want: "LL017"},
+
+	// LL014
+	"cluster role binding by a tenant":   {req: create(reconciler, "", &rbacv1.ClusterRoleBinding{}), want: "LL014"},
+	"unknown cluster kind by a tenant":   {req: create(owner, "", nil), want: "LL014"},
+	"cluster role binding by a stranger": {req: create(stranger, "", &rbacv1.ClusterRoleBinding{})},
+	"cluster role binding by flux":       {req: create(fluxKustomize, "", &rbacv1.ClusterRoleBinding{})},
+	"cluster role deleted by the tenant": {req: remove(owner, "", nil), want: "LL014"},
+
+	// LL015
+	"binding cluster-admin":        {req: create(owner, "apps", newRoleBinding("ClusterRole", "cluster-admin", saSubject("ci", "apps"))), want: "LL015"},
+	"binding a platform role":      {req: create(owner, "apps", newRoleBinding("ClusterRole", "flux-edit", saSubject("ci", "apps"))), want: "LL015"},
+	"binding the tenant role":      {req: create(owner, "apps", newRoleBinding("ClusterRole", v1alpha1.DefaultRole, saSubject("ci", "apps")))},
+	"binding a role of the tenant": {req: create(owner, "apps", newRoleBinding("Role", "deployer", saSubject("ci", "apps")))},
+
+	// LL016
+	"deployment without resources when required": {req: create(reconciler, "apps", newDeployment("app", false)), allow: allowances{requireResources: true}, want: "LL016"},
+	"deployment with resources when required":    {req: create(reconciler, "apps", newDeployment("app", true)), allow: allowances{requireResources: true}},
+	"init container without resources": {req: create(reconciler, "apps", func() *corev1.Pod {
+		p := newPod("apps")
+		p.Spec = podSpecWith("app", true)
+		p.Spec.InitContainers[0].Resources = corev1.ResourceRequirements{}
+		return p
+	}()), allow: allowances{requireResources: true}, want: "LL016"},
+
+	// Updates ratchet: what was already there does not block the update.
+	"finalizer removed from an old violation": {req: update(fluxKustomize, "apps",
+		newKustomization(func(k *kustomizev1.Kustomization) {
+			k.Spec.SourceRef.Namespace = "flux-system"
+			k.Finalizers = []string{"finalizers.fluxcd.io"}
+		}),
+		newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" }))},
+	"violation introduced by an update": {req: update(reconciler, "apps", newKustomization(),
+		newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
+	"delete of a violating object": {req: remove(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" }))},
+}
+
+func TestEvaluate(t *testing.T) {
+	for name, tc := range testCases {
+		t.Run(name, func(t *testing.T) {
+			errs := evaluate(tc.req, testTenants, func(*v1alpha1.Tenant) allowances { return tc.allow })
+			if got := ruleIDs(errs); got != tc.want {
+				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
+			}
+			for _, e := range errs {
+				if !strings.Contains(e.Detail, "allowed") && !strings.Contains(e.Detail, "supported values") {
+					t.Errorf("message names no allowed values: %v", e)
+				}
+				if e.Field == "" {
+					t.Errorf("violation names no field: %v", e)
+				}
+			}
+		})
+	}
+}
+
+// TestEvaluateDefaults checks that Evaluate keeps every opt-in off.
+func TestEvaluateDefaults(t *testing.T) {
+	for name, tc := range map[string]testCase{
+		"load balancer":          {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), want: "LL013"},
+		"workload identity":      {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.Provider = "aws" })), want: "LL005"},
+		"resources not required": {req: create(reconciler, "apps", newDeployment("app", false))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := ruleIDs(Evaluate(tc.req, testTenants)); got != tc.want {
+				t.Fatalf("rules = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRulesCovered checks every rule has a denial and an allowed neighbour
+// of its kind in testCases.
+func TestRulesCovered(t *testing.T) {
+	denied := map[string]bool{}
+	for _, tc := range testCases {
+		for _, id := range strings.Split(tc.want, ",") {
+			denied[id] = true
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range Rules {
+		if want := fmt.Sprintf("LL%03d", i+1); r.ID != want {
+			t.Errorf("Rules[%d].ID = %s, want %s", i, r.ID, want)
+		}
+		if seen[r.Name] || r.Name == "" || r.Reason == "" {
+			t.Errorf("rule %s: name %q duplicated or empty, or no reason", r.ID, r.Name)
+		}
+		seen[r.Name] = true
+		if !denied[r.ID] {
+			t.Errorf("rule %s has no denial in testCases", r.ID)
+		}
+	}
+}
+
+func TestRuleID(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  *field.Error
+		want string
+	}{
+		"forbidden":     {forbidden(ruleKubeConfig, field.NewPath("spec"), "x; allowed: unset"), "LL004"},
+		"not supported": {notSupported(ruleSources, field.NewPath("spec"), "u", "x", []string{"a"}), "LL008"},
+		"foreign":       {field.Forbidden(field.NewPath("spec"), "no"), ""},
+		"lookalike":     {field.Forbidden(field.NewPath("spec"), "LLAMA: no"), ""},
+		"nil":           {nil, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := RuleID(tc.err); got != tc.want {
+				t.Fatalf("RuleID = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMatchURL(t *testing.T) {
+	for name, tc := range map[string]struct {
+		pattern, url string
+		want         bool
+	}{
+		"exact":                  {"https://h.example.com/org/app", "https://h.example.com/org/app", true},
+		"trailing slash":         {"https://h.example.com/org/app", "https://h.example.com/org/app/", true},
+		"below":                  {"https://h.example.com/org/*", "https://h.example.com/org/a/b/c", true},
+		"not the prefix itself":  {"https://h.example.com/org/*", "https://h.example.com/org", false},
+		"sibling prefix":         {"https://h.example.com/org/*", "https://h.example.com/organisation/app", false},
+		"in segment":             {"https://h.example.com/team-*/config", "https://h.example.com/team-a/config", true},
+		"not across segments":    {"https://h.example.com/team-*/config", "https://h.example.com/team-a/x/config", false},
+		"host wildcard":          {"https://*.example.com/org/*", "https://git.example.com/org/a", true},
+		"host wildcard query":    {"https://*.example.com/org/*", "https://evil.io?.example.com/org/a", false},
+		"host wildcard fragment": {"https://*.example.com/org/*", "https://evil.io#.example.com/org/a", false},
+		"host case":              {"https://H.example.com/org/*", "https://h.EXAMPLE.com/org/a", true},
+		"scheme":                 {"https://h.example.com/org/*", "http://h.example.com/org/a", false},
+		"port":                   {"https://h.example.com/org/*", "https://h.example.com:8443/org/a", false},
+		"user":                   {"ssh://git@h.example.com/org/*", "ssh://git@h.example.com/org/a", true},
+		"other user":             {"ssh://git@h.example.com/org/*", "ssh://root@h.example.com/org/a", false},
+		"user info spoof":        {"https://h.example.com/org/*", "https://h.example.com@evil.io/org/a", false},
+		"dot dot":                {"https://h.example.com/org/*", "https://h.example.com/org/../admin/a", false},
+		"encoded dot dot":        {"https://h.example.com/org/*", "https://h.example.com/org/%2e%2e/admin", false},
+		"empty segment":          {"https://h.example.com/org/*", "https://h.example.com/org//a", false},
+		"scp syntax":             {"ssh://git@h.example.com/org/*", "git@h.example.com:org/a", false},
+		"oci":                    {"oci://registry.example.com/charts/*", "oci://registry.example.com/charts/podinfo", true},
+		"multiple stars":         {"https://h.example.com/a*b*c", "https://h.example.com/aXbYc", true},
+		"multiple stars overlap": {"https://h.example.com/a*ab", "https://h.example.com/ab", false},
+		"garbage pattern":        {"::", "https://h.example.com/a", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := matchURL(tc.pattern, tc.url); got != tc.want {
+				t.Fatalf("matchURL(%q, %q) = %v, want %v", tc.pattern, tc.url, got, tc.want)
+			}
+		})
+	}
+}

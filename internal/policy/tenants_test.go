@@ -1,0 +1,126 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// fakeTenants is an in-memory Tenants: the rules are pure, the cache-backed
+// index is tested with the webhook.
+type fakeTenants struct {
+	tenants []*v1alpha1.Tenant
+	// selfService lists, per tenant, the self-service namespaces that exist.
+	selfService map[string][]string
+}
+
+func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
+	for _, t := range f.tenants {
+		if slices.Contains(t.NamespaceNames(), ns) || slices.Contains(f.selfService[t.Name], ns) {
+			return t
+		}
+	}
+	return nil
+}
+
+func (f fakeTenants) ForUser(u authenticationv1.UserInfo) *v1alpha1.Tenant {
+	for _, t := range f.tenants {
+		if ns, name, ok := serviceAccount(u.Username); ok && name == t.ReconcilerName() && f.ForNamespace(ns) == t {
+			return t
+		}
+		for _, o := range t.Spec.Owners {
+			switch o.Kind {
+			case "User":
+				if u.Username == o.Name {
+					return t
+				}
+			case "Group":
+				if slices.Contains(u.Groups, o.Name) {
+					return t
+				}
+			case "ServiceAccount":
+				if u.Username == serviceAccountPrefix+o.Namespace+":"+o.Name {
+					return t
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (f fakeTenants) SelfServiceCount(tenant string) int { return len(f.selfService[tenant]) }
+
+// testTenants: dev-team with two assigned namespaces, self-service room
+// for one more and allowed sources; ops with one namespace, no self-service
+// and any source; full with its self-service allowance used up.
+var testTenants = fakeTenants{
+	tenants: []*v1alpha1.Tenant{
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "dev-team"},
+			Spec: v1alpha1.TenantSpec{
+				Namespaces:  []v1alpha1.TenantNamespace{{Name: "apps"}, {Name: "apps-jobs"}},
+				SelfService: &v1alpha1.SelfService{Prefix: "dev-team-", MaxNamespaces: 2},
+				Owners:      []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}, {Kind: "ServiceAccount", Name: "deployer", Namespace: "ci"}},
+				Sources: []v1alpha1.Source{
+					{Name: "dev-team", Git: &v1alpha1.GitSource{URL: "https://git.example.com/org/dev-team", SecretRef: "auth"}, Decryption: &v1alpha1.Decryption{SecretRef: "sops"}},
+					{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/templates/base"}, TargetNamespace: "apps-jobs", DependsOn: []string{"dev-team"}},
+				},
+				Quota:      &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("50")}},
+				LimitRange: &v1alpha1.LimitRange{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer}}},
+				AllowedSources: []string{
+					"https://git.example.com/org/*",
+					"oci://registry.example.com/charts/*",
+					"ssh://git@git.example.com/team-*/config",
+					"https://minio.example.com/dev-team",
+				},
+			},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "ops"},
+			Spec: v1alpha1.TenantSpec{
+				Namespaces:         []v1alpha1.TenantNamespace{{Name: "ops"}},
+				Owners:             []v1alpha1.Owner{{Kind: "User", Name: "alice"}},
+				ServiceAccountName: "flux",
+			},
+		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Name: "full"},
+			Spec: v1alpha1.TenantSpec{
+				Namespaces:  []v1alpha1.TenantNamespace{{Name: "full"}},
+				SelfService: &v1alpha1.SelfService{Prefix: "full-", MaxNamespaces: 1},
+				Owners:      []v1alpha1.Owner{{Kind: "User", Name: "carol"}},
+			},
+		},
+	},
+	selfService: map[string][]string{"dev-team": {"dev-team-x"}, "full": {"full-a"}},
+}
+
+// Identities of the tests.
+var (
+	reconciler    = authenticationv1.UserInfo{Username: "system:serviceaccount:apps:dev-team"}
+	owner         = authenticationv1.UserInfo{Username: "bob", Groups: []string{"dev-team", "system:authenticated"}}
+	opsReconciler = authenticationv1.UserInfo{Username: "system:serviceaccount:ops:flux"}
+	carol         = authenticationv1.UserInfo{Username: "carol"}
+	controller    = authenticationv1.UserInfo{Username: ControllerUser}
+	masters       = authenticationv1.UserInfo{Username: "admin", Groups: []string{"system:masters"}}
+	fluxKustomize = authenticationv1.UserInfo{Username: "system:serviceaccount:flux-system:kustomize-controller"}
+	nsController  = authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:namespace-controller"}
+	stranger      = authenticationv1.UserInfo{Username: "eve", Groups: []string{"system:authenticated"}}
+)
+
+// ruleIDs is the sorted, comma-joined set of rule ids of errs.
+func ruleIDs(errs field.ErrorList) string {
+	ids := make([]string, 0, len(errs))
+	for _, e := range errs {
+		ids = append(ids, RuleID(e))
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), ",")
+}

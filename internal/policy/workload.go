@@ -1,0 +1,88 @@
+package policy
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// workloadContent applies the rules on pods and pod templates; ok is false
+// for other kinds.
+func workloadContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
+	template := field.NewPath("spec", "template", "spec")
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return podSpec(&o.Spec, field.NewPath("spec"), s), true
+	case *corev1.ReplicationController:
+		if o.Spec.Template == nil {
+			return nil, true
+		}
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *appsv1.Deployment:
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *appsv1.StatefulSet:
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *appsv1.DaemonSet:
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *appsv1.ReplicaSet:
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *batchv1.Job:
+		return podSpec(&o.Spec.Template.Spec, template, s), true
+	case *batchv1.CronJob:
+		return podSpec(&o.Spec.JobTemplate.Spec.Template.Spec, field.NewPath("spec", "jobTemplate", "spec", "template", "spec"), s), true
+	}
+	return nil, false
+}
+
+// podSpec is rules LL012 and LL016.
+func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
+	var errs field.ErrorList
+	reconciler := s.tenant.ReconcilerName()
+	// serviceAccount is the deprecated alias the apiserver still honours.
+	for _, f := range []struct{ name, value string }{{"serviceAccountName", spec.ServiceAccountName}, {"serviceAccount", spec.DeprecatedServiceAccount}} {
+		if f.value == reconciler {
+			errs = append(errs, forbidden(ruleReconciler, p.Child(f.name),
+				"pods may not run as the reconciler "+quoteList([]string{reconciler})+"; allowed: any other service account"))
+		}
+	}
+	if s.allow.requireResources {
+		errs = append(errs, containerResources(spec.InitContainers, p.Child("initContainers"))...)
+		errs = append(errs, containerResources(spec.Containers, p.Child("containers"))...)
+	}
+	return errs
+}
+
+// requiredResources are what every container must request and be limited to.
+var requiredResources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
+
+// containerResources is rule LL016.
+func containerResources(containers []corev1.Container, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, c := range containers {
+		res := p.Index(i).Child("resources")
+		for _, kind := range []struct {
+			name string
+			list corev1.ResourceList
+		}{{"requests", c.Resources.Requests}, {"limits", c.Resources.Limits}} {
+			for _, r := range requiredResources {
+				if _, ok := kind.list[r]; !ok {
+					errs = append(errs, field.Required(res.Child(kind.name).Key(string(r)),
+						ruleResources.ID+": the tenant requires cpu and memory requests and limits on every container; allowed: any quantity"))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// tokenSecret is rule LL012 for Secrets: a legacy token of the reconciler
+// would be a copy of its identity.
+func tokenSecret(secret *corev1.Secret, s scope) field.ErrorList {
+	if secret.Type != corev1.SecretTypeServiceAccountToken || secret.Annotations[corev1.ServiceAccountNameKey] != s.tenant.ReconcilerName() {
+		return nil
+	}
+	return field.ErrorList{forbidden(ruleReconciler, field.NewPath("metadata", "annotations").Key(corev1.ServiceAccountNameKey),
+		"tokens of the reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" are denied; allowed: any other service account")}
+}
