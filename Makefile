@@ -34,7 +34,7 @@ $(CONTROLLER_GEN): $(TOOLS_MOD)
 generate: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=landlord-controller paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=landlord-controller paths=./internal/controller/... paths=./internal/webhook/... output:rbac:artifacts:config=config/rbac
 	rm -f config/flux/crd/*.yaml
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true $(foreach p,$(FLUX_APIS),paths=$(p)) output:crd:artifacts:config=config/flux/crd
 	go run ./hack/manifests

@@ -34,8 +34,9 @@ func TestDefaultInstallApplies(t *testing.T) {
 		kinds[obj.GetKind()]++
 	}
 	for kind, want := range map[string]int{
-		"CustomResourceDefinition": 1, "ClusterRole": 2, "ClusterRoleBinding": 1, "Role": 1,
-		"RoleBinding": 1, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
+		"CustomResourceDefinition": 1, "ClusterRole": 2, "ClusterRoleBinding": 1, "Role": 2,
+		"RoleBinding": 2, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
+		"Service": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1,
 	} {
 		if kinds[kind] != want {
 			t.Errorf("%d %s objects, want %d", kinds[kind], kind, want)

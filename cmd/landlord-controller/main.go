@@ -1,4 +1,5 @@
-// Command landlord-controller reconciles Tenants.
+// Command landlord-controller reconciles Tenants and guards tenant
+// namespaces with admission webhooks.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
 func main() {
@@ -18,10 +20,21 @@ func main() {
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "elect one active replica among several")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader lease; defaults to the pod's")
 	flag.IntVar(&opts.Concurrency, "concurrency", 4, "tenants reconciled at once")
+	hooks := webhook.Options{Namespace: os.Getenv("POD_NAMESPACE")}
+	if hooks.Namespace == "" {
+		hooks.Namespace = "landlord-system"
+	}
+	flag.IntVar(&hooks.Port, "webhook-port", 0, "port of the admission webhooks; 0 disables them")
+	flag.StringVar(&hooks.CertDir, "webhook-cert-dir", "", "directory of the webhook serving certificate; controller-runtime's default when empty")
+	flag.BoolVar(&hooks.CertManager, "cert-manager", false, "leave the webhook certificate and caBundle to cert-manager")
+	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if hooks.Port != 0 {
+		opts.Webhook = &hooks
+	}
 
 	ctx := ctrl.SetupSignalHandler()
 	mgr, err := manager.New(ctx, ctrl.GetConfigOrDie(), opts)

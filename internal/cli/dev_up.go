@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -16,6 +19,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
 type devUpOptions struct {
@@ -29,7 +33,8 @@ func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) err
 		Use:   "up",
 		Short: "Start a local control plane with Landlord until interrupted",
 		Long: `Start etcd, kube-apiserver and kube-controller-manager on loopback, install
-Landlord's and Flux's CRDs, run the Landlord controller against them and
+Landlord's and Flux's CRDs, run the Landlord controller and its admission
+webhooks against them and
 write an admin kubeconfig to DIR/kubeconfig. Runs until SIGINT or SIGTERM,
 then stops every process it started.`,
 		Example: "  landlord dev up --dir .landlord --apply config/samples",
@@ -73,7 +78,11 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	if err := install.Prerequisites(ctx, c); err != nil {
 		return err
 	}
-	mgr, err := manager.New(ctx, env.Config, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4})
+	hooks, err := devWebhooks(ctx, c, dir)
+	if err != nil {
+		return err
+	}
+	mgr, err := manager.New(ctx, env.Config, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: hooks})
 	if err != nil {
 		return err
 	}
@@ -103,4 +112,31 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	case err := <-stopped:
 		return fmt.Errorf("controller stopped: %w", err)
 	}
+}
+
+// devWebhooks serves the admission webhooks on a free loopback port that the
+// local apiserver calls by URL, keeping their Secret in landlord-system.
+func devWebhooks(ctx context.Context, c client.Client, dir string) (*webhook.Options, error) {
+	ns := &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: "landlord-system"},
+	}
+	if err := apply.Objects(ctx, c, install.FieldOwner, ns); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the webhooks: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return nil, err
+	}
+	return &webhook.Options{
+		Namespace: ns.Name,
+		Host:      "127.0.0.1",
+		Port:      port,
+		URLBase:   fmt.Sprintf("https://127.0.0.1:%d", port),
+		CertDir:   filepath.Join(dir, "webhook-certs"),
+	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -34,8 +35,9 @@ func TestFluxStatusIsFolded(t *testing.T) {
 	})
 
 	setReady(t, repo, &repo.Status.Conditions, metav1.ConditionTrue, "stored artifact for revision 'main@sha1:0a1b2c'")
-	ks.Status.LastAppliedRevision = "main@sha1:0a1b2c"
-	setReady(t, ks, &ks.Status.Conditions, metav1.ConditionTrue, "Applied revision: main@sha1:0a1b2c")
+	setReady(t, ks, &ks.Status.Conditions, metav1.ConditionTrue, "Applied revision: main@sha1:0a1b2c", func() {
+		ks.Status.LastAppliedRevision = "main@sha1:0a1b2c"
+	})
 	waitReady(t, tenant.Name)
 	got := &v1alpha1.Tenant{}
 	if err := k8s.Get(ctx, client.ObjectKey{Name: tenant.Name}, got); err != nil {
@@ -67,13 +69,23 @@ func TestFluxStatusIsFolded(t *testing.T) {
 	})
 }
 
-// setReady writes a Ready condition through the status subresource.
-func setReady(t *testing.T, obj client.Object, conditions *[]metav1.Condition, status metav1.ConditionStatus, msg string) {
+// setReady writes a Ready condition, and what also changes, through the
+// status subresource, on the latest version of obj.
+func setReady(t *testing.T, obj client.Object, conditions *[]metav1.Condition, status metav1.ConditionStatus, msg string, also ...func()) {
 	t.Helper()
-	apimeta.SetStatusCondition(conditions, metav1.Condition{
-		Type: "Ready", Status: status, Reason: "Test", Message: msg, ObservedGeneration: obj.GetGeneration(),
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		apimeta.SetStatusCondition(conditions, metav1.Condition{
+			Type: "Ready", Status: status, Reason: "Test", Message: msg, ObservedGeneration: obj.GetGeneration(),
+		})
+		for _, f := range also {
+			f()
+		}
+		return k8s.Status().Update(ctx, obj)
 	})
-	if err := k8s.Status().Update(ctx, obj); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 }

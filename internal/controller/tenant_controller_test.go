@@ -23,9 +23,10 @@ import (
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
-// Seconds, not minutes: drift and status follow watches, not resyncs.
+// A bound for a loaded CI machine; drift and status follow watches and
+// settle in well under a second here.
 const (
-	timeout = 20 * time.Second
+	timeout = 60 * time.Second
 	tick    = 100 * time.Millisecond
 )
 

@@ -1,5 +1,6 @@
-// Package manager assembles landlord-controller: scheme, cache, probes and
-// the Tenant reconciler, for the binary and for `landlord dev up` alike.
+// Package manager assembles landlord-controller: scheme, cache, probes, the
+// Tenant reconciler and the admission webhooks, for the binary and for
+// `landlord dev up` alike.
 package manager
 
 import (
@@ -22,6 +23,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/controller"
+	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
 // Options configure the manager.
@@ -36,6 +38,8 @@ type Options struct {
 	LeaderElectionNamespace string
 	// Concurrency is how many Tenants reconcile at once.
 	Concurrency int
+	// Webhook serves the admission webhooks when not nil.
+	Webhook *webhook.Options
 }
 
 // Scheme knows the core kinds, CRDs, the Tenant and the Flux kinds Landlord
@@ -53,7 +57,7 @@ func Scheme() *runtime.Scheme {
 
 // New builds a manager with the Tenant reconciler registered.
 func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOpts := ctrl.Options{
 		Scheme:                  Scheme(),
 		Cache:                   cache.Options{ByObject: controller.CacheByObject()},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
@@ -61,7 +65,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "landlord-controller.landlord.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
-	})
+	}
+	if opts.Webhook != nil {
+		mgrOpts.WebhookServer = webhook.NewServer(*opts.Webhook)
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
@@ -78,6 +86,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	}
 	if err := controller.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency}); err != nil {
 		return nil, fmt.Errorf("setting up the tenant controller: %w", err)
+	}
+	if opts.Webhook != nil {
+		if err := webhook.SetupWithManager(ctx, mgr, *opts.Webhook); err != nil {
+			return nil, fmt.Errorf("setting up the admission webhooks: %w", err)
+		}
 	}
 	return mgr, nil
 }

@@ -1,0 +1,157 @@
+package webhook_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/webhook"
+)
+
+// tenantNamespace has the Tenant controller provision a tenant with one
+// namespace and returns the tenant's reconciler client once it can write.
+func tenantNamespace(t *testing.T, name string) client.Client {
+	t.Helper()
+	tenant := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: name + "-apps"}}},
+	}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	eventually(t, 30*time.Second, func() error {
+		sa := &corev1.ServiceAccount{}
+		return k8s.Get(ctx, client.ObjectKey{Namespace: name + "-apps", Name: name}, sa)
+	})
+	return impersonate("system:serviceaccount:" + name + "-apps:" + name)
+}
+
+func kustomization(ns, name string) *kustomizev1.Kustomization {
+	return &kustomizev1.Kustomization{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: kustomizev1.KustomizationSpec{
+			Interval:  metav1.Duration{Duration: time.Minute},
+			Prune:     true,
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app"},
+		},
+	}
+}
+
+// TestMutatingDefaultsServiceAccount: the tenant's own Kustomization
+// without serviceAccountName runs as its reconciler.
+func TestMutatingDefaultsServiceAccount(t *testing.T) {
+	reconciler := tenantNamespace(t, "mut")
+	k := kustomization("mut-apps", "app")
+	start := time.Now()
+	eventually(t, 10*time.Second, func() error { return reconciler.Create(ctx, k) })
+	t.Logf("created through both webhooks in %s", time.Since(start).Round(time.Millisecond))
+	if k.Spec.ServiceAccountName != "mut" {
+		t.Errorf("serviceAccountName = %q, want the reconciler mut", k.Spec.ServiceAccountName)
+	}
+}
+
+// TestDenialNamesRulesAndRecordsAnEvent: every violation is in the message,
+// the first rule is the reason, and the Tenant gets an Event and a count.
+func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
+	reconciler := tenantNamespace(t, "deny")
+	k := kustomization("deny-apps", "escape")
+	k.Spec.SourceRef.Namespace = "flux-system"
+	k.Spec.TargetNamespace = "kube-system"
+	before := webhook.DenialCount("deny", "LL002")
+
+	err := reconciler.Create(ctx, k)
+	status := &apierrors.StatusError{}
+	if !errors.As(err, &status) {
+		t.Fatalf("create: %v, want a denial", err)
+	}
+	if status.ErrStatus.Code != 403 || status.ErrStatus.Reason != "LL002" {
+		t.Errorf("code %d reason %q, want 403 LL002", status.ErrStatus.Code, status.ErrStatus.Reason)
+	}
+	for _, rule := range []string{"LL002", "LL003"} {
+		if !strings.Contains(err.Error(), rule) {
+			t.Errorf("message lacks %s: %v", rule, err)
+		}
+	}
+	if after := webhook.DenialCount("deny", "LL002"); after != before+1 {
+		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL002} went from %v to %v", before, after)
+	}
+	eventually(t, 10*time.Second, func() error {
+		events := &eventsv1.EventList{}
+		if err := k8s.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == "deny" && e.Reason == "LL002" && strings.Contains(e.Note, "LL003") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no LL002 event on Tenant deny among %d events", len(events.Items))
+	})
+
+	dryRun := kustomization("deny-apps", "dry")
+	dryRun.Spec.SourceRef.Namespace = "flux-system"
+	if err := reconciler.Create(ctx, dryRun, client.DryRunAll); !apierrors.IsForbidden(err) {
+		t.Errorf("dry run: %v, want a denial", err)
+	}
+	if after := webhook.DenialCount("deny", "LL002"); after != before+1 {
+		t.Errorf("a dry run was counted: %v", after)
+	}
+}
+
+// TestFailsClosedOnlyInTenantNamespaces: with the webhook unreachable,
+// platform writes go on and tenant namespaces refuse every write.
+func TestFailsClosedOnlyInTenantNamespaces(t *testing.T) {
+	tenantNamespace(t, "closed")
+	flux := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flux-system"}}
+	if err := k8s.Create(ctx, flux); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-kustomize-controller"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "flux-system", Name: "kustomize-controller"}},
+	}
+	if err := k8s.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	fluxController := impersonate("system:serviceaccount:flux-system:kustomize-controller")
+
+	gate.shut()
+	defer gate.reopen()
+	start := time.Now()
+	for _, w := range []struct {
+		name string
+		c    client.Client
+		obj  client.Object
+	}{
+		{"admin, kube-system", k8s, configMap("kube-system")},
+		{"admin, flux-system", k8s, configMap("flux-system")},
+		{"admin, a namespace", k8s, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "platform-a"}}},
+		{"flux, a namespace", fluxController, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "platform-b"}}},
+	} {
+		if err := w.c.Create(ctx, w.obj); err != nil {
+			t.Errorf("%s: %v, want it admitted without the webhook", w.name, err)
+		}
+	}
+	err := k8s.Create(ctx, configMap("closed-apps"))
+	if err == nil || !strings.Contains(err.Error(), "objects.landlord.dev") {
+		t.Errorf("admin in a tenant namespace: %v, want a failed webhook call", err)
+	}
+	t.Logf("judged with the webhook down in %s", time.Since(start).Round(time.Millisecond))
+}
+
+func configMap(ns string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "fail-closed-"}}
+}

@@ -1,0 +1,165 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/policy"
+)
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,resourceNames=landlord,verbs=get;update;patch
+
+// Name of both webhook configurations, and of the server's paths.
+const (
+	ConfigurationName = "landlord"
+	ValidatePath      = "/validate"
+	MutatePath        = "/mutate"
+	// fieldOwner is the controller's one server-side apply manager.
+	fieldOwner = "landlord"
+)
+
+// fluxGroups are the toolkit API groups whose every kind is judged.
+var fluxGroups = []string{
+	"kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io",
+	"notification.toolkit.fluxcd.io", "image.toolkit.fluxcd.io",
+}
+
+// Configurations returns the validating and mutating webhook configurations
+// pointing at the server described by opts, with caBundle when not nil.
+func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
+	meta := metav1.ObjectMeta{Name: ConfigurationName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
+	if opts.CertManager {
+		meta.Annotations = map[string]string{"cert-manager.io/inject-ca-from": opts.Namespace + "/" + opts.ServiceName}
+	}
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+		ObjectMeta: meta,
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			{
+				Name:                    "objects.landlord.dev",
+				ClientConfig:            clientConfig(opts, ValidatePath, caBundle),
+				Rules:                   tenantObjectRules(allOperations),
+				NamespaceSelector:       tenantNamespaces(),
+				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          ptr.To[int32](5),
+				AdmissionReviewVersions: []string{"v1"},
+			},
+			{
+				Name:         "namespaces.landlord.dev",
+				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
+				Rules: []admissionregistrationv1.RuleWithOperations{
+					rule(allOperations, admissionregistrationv1.ClusterScope, "", "namespaces"),
+				},
+				// Platform identities never wait on the webhook for a namespace.
+				MatchConditions:         platformExemptions(),
+				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          ptr.To[int32](5),
+				AdmissionReviewVersions: []string{"v1"},
+			},
+		},
+	}
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
+		ObjectMeta: meta,
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:         "defaults.landlord.dev",
+			ClientConfig: clientConfig(opts, MutatePath, caBundle),
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				rule(createUpdate, admissionregistrationv1.NamespacedScope, "kustomize.toolkit.fluxcd.io", "kustomizations"),
+				rule(createUpdate, admissionregistrationv1.NamespacedScope, "helm.toolkit.fluxcd.io", "helmreleases"),
+			},
+			NamespaceSelector:       tenantNamespaces(),
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To[int32](5),
+			ReinvocationPolicy:      ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	return validating, mutating
+}
+
+var (
+	allOperations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+	createUpdate  = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+)
+
+// tenantObjectRules are the namespaced kinds a tenant's Git content can
+// hold that the policy judges; "*" leaves out subresources, so status
+// writes never wait on the webhook.
+func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+	scope := admissionregistrationv1.NamespacedScope
+	rules := []admissionregistrationv1.RuleWithOperations{
+		rule(ops, scope, "", "pods", "services", "secrets", "serviceaccounts", "configmaps", "resourcequotas", "limitranges", "replicationcontrollers"),
+		rule(ops, scope, "rbac.authorization.k8s.io", "rolebindings", "roles"),
+		rule(ops, scope, "networking.k8s.io", "networkpolicies"),
+		rule(ops, scope, "apps", "deployments", "statefulsets", "daemonsets", "replicasets"),
+		rule(ops, scope, "batch", "jobs", "cronjobs"),
+	}
+	for _, g := range fluxGroups {
+		rules = append(rules, rule(ops, scope, g, "*"))
+	}
+	return rules
+}
+
+func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrationv1.ScopeType, group string, resources ...string) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: ops,
+		Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources, Scope: ptr.To(scope),
+		},
+	}
+}
+
+// tenantNamespaces selects the namespaces carrying the tenant label.
+func tenantNamespaces() *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
+	}}
+}
+
+// platformExemptions skip the identities the policy never judges on
+// namespaces: break-glass admins, Kubernetes' and Flux's controllers and
+// Landlord itself.
+func platformExemptions() []admissionregistrationv1.MatchCondition {
+	return []admissionregistrationv1.MatchCondition{
+		{Name: "not-system-masters", Expression: `!("system:masters" in request.userInfo.groups)`},
+		{Name: "not-kube-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:kube-system:")`},
+		{Name: "not-flux-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:flux-system:")`},
+		{Name: "not-landlord", Expression: fmt.Sprintf(`request.userInfo.username != %q`, policy.ControllerUser)},
+	}
+}
+
+// clientConfig points at the in-cluster Service, or at URLBase when set.
+func clientConfig(opts Options, path string, caBundle []byte) admissionregistrationv1.WebhookClientConfig {
+	if opts.URLBase != "" {
+		return admissionregistrationv1.WebhookClientConfig{URL: ptr.To(strings.TrimSuffix(opts.URLBase, "/") + path), CABundle: caBundle}
+	}
+	return admissionregistrationv1.WebhookClientConfig{
+		Service: &admissionregistrationv1.ServiceReference{
+			Name: opts.ServiceName, Namespace: opts.Namespace, Path: ptr.To(path), Port: ptr.To[int32](443),
+		},
+		CABundle: caBundle,
+	}
+}
+
+// register server-side applies both configurations, with caBundle when not
+// nil; a nil caBundle leaves the one cert-manager injects alone.
+func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
+	validating, mutating := Configurations(opts, caBundle)
+	if err := apply.Objects(ctx, c, fieldOwner, validating, mutating); err != nil {
+		return fmt.Errorf("registering the webhooks: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/webhook"
+)
+
+var (
+	ctx = context.Background()
+	// k8s is the admin client; env gives impersonated ones.
+	k8s client.Client
+	env *testenv.Env
+	// hooks are the options the manager runs the webhooks with.
+	hooks webhook.Options
+	// gate stands between the apiserver and the webhook server.
+	gate *proxy
+
+	update = flag.Bool("update", false, "rewrite config/webhook/webhooks.yaml")
+)
+
+// TestMain runs one control plane and one Landlord manager, as its service
+// account with the generated RBAC, serving the webhooks on loopback behind
+// a proxy the tests can close.
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
+	os.Exit(testenv.RunMain(m, func(e *testenv.Env) (err error) {
+		env = e
+		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
+			return err
+		}
+		if err := install.Prerequisites(ctx, k8s); err != nil {
+			return err
+		}
+		if err := grantControllerRBAC(); err != nil {
+			return err
+		}
+		certDir, err := os.MkdirTemp("", "landlord-webhook-test")
+		if err != nil {
+			return err
+		}
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		if gate, err = newProxy(fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+			return err
+		}
+		hooks = webhook.Options{
+			Namespace:         "landlord-system",
+			Host:              "127.0.0.1",
+			Port:              port,
+			URLBase:           "https://" + gate.addr,
+			CertDir:           certDir,
+			CertCheckInterval: 500 * time.Millisecond,
+		}
+		controllerConfig := env.ConfigFor("system:serviceaccount:landlord-system:landlord-controller",
+			"system:serviceaccounts", "system:serviceaccounts:landlord-system", "system:authenticated")
+		mgr, err := manager.New(ctx, controllerConfig, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: &hooks})
+		if err != nil {
+			return err
+		}
+		go func() {
+			if err := mgr.Start(ctx); err != nil {
+				panic(err)
+			}
+		}()
+		return nil
+	}))
+}
+
+// grantControllerRBAC applies every role generated into config/rbac/role.yaml,
+// bound to the controller's service account: a missing marker fails the tests.
+func grantControllerRBAC() error {
+	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "landlord-system"}}
+	if err := apply.Objects(ctx, k8s, "test", ns); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
+	if err != nil {
+		return err
+	}
+	subjects := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "landlord-system", Name: "landlord-controller"}}
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		role := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &role.Object); err != nil {
+			return err
+		}
+		if len(role.Object) == 0 {
+			continue
+		}
+		binding := &rbacv1.RoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: role.GetName(), Namespace: role.GetNamespace()},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: role.GetKind(), Name: role.GetName()},
+			Subjects:   subjects,
+		}
+		var bound client.Object = binding
+		if role.GetKind() == "ClusterRole" {
+			bound = &rbacv1.ClusterRoleBinding{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
+				ObjectMeta: metav1.ObjectMeta{Name: role.GetName()}, RoleRef: binding.RoleRef, Subjects: subjects,
+			}
+		}
+		if err := apply.Objects(ctx, k8s, "test", role, bound); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// impersonate returns a client acting as user, through real authentication
+// and authorization.
+func impersonate(user string, groups ...string) client.Client {
+	c, err := client.New(env.ConfigFor(user, groups...), client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// proxy forwards TCP to the webhook server while open; closed, it drops
+// every connection, as a webhook that is down would.
+type proxy struct {
+	addr   string
+	closed atomic.Bool
+	mu     sync.Mutex
+	conns  map[net.Conn]bool
+}
+
+// shut drops the open connections and refuses new ones until reopened.
+func (p *proxy) shut() {
+	p.closed.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+func (p *proxy) reopen() { p.closed.Store(false) }
+
+func (p *proxy) track(c net.Conn, open bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if open {
+		p.conns[c] = true
+	} else {
+		delete(p.conns, c)
+	}
+}
+
+func newProxy(target string) (*proxy, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &proxy{addr: l.Addr().String(), conns: map[net.Conn]bool{}}
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(conn, target)
+		}
+	}()
+	return p, nil
+}
+
+func (p *proxy) forward(conn net.Conn, target string) {
+	defer conn.Close()
+	if p.closed.Load() {
+		return
+	}
+	upstream, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer upstream.Close()
+	p.track(conn, true)
+	defer p.track(conn, false)
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(upstream, conn); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, upstream); done <- struct{}{} }()
+	<-done
+}
+
+// zapLevel keeps controller logs quiet unless LANDLORD_TEST_LOG is set.
+func zapLevel() zapcore.Level {
+	if os.Getenv("LANDLORD_TEST_LOG") != "" {
+		return zapcore.DebugLevel
+	}
+	return zapcore.ErrorLevel
+}
+
+// eventually polls check until it returns nil or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
