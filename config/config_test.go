@@ -34,7 +34,7 @@ func TestDefaultInstallApplies(t *testing.T) {
 		kinds[obj.GetKind()]++
 	}
 	for kind, want := range map[string]int{
-		"CustomResourceDefinition": 1, "ClusterRole": 2, "ClusterRoleBinding": 1, "Role": 2,
+		"CustomResourceDefinition": 1, "ClusterRole": 4, "ClusterRoleBinding": 1, "Role": 2,
 		"RoleBinding": 2, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
 		"Service": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1,
 	} {

@@ -1,5 +1,6 @@
 // Package install puts Landlord's cluster-wide parts into a cluster: its
-// CRD, the Flux CRDs when Flux is absent, and the tenant ClusterRole.
+// CRD, the Flux CRDs when Flux is absent, and the ClusterRoles tenants are
+// bound to.
 package install
 
 import (
@@ -19,14 +20,17 @@ import (
 // FieldOwner manages what the installer applies.
 const FieldOwner = "landlord-install"
 
-// Prerequisites applies the CRDs and the tenant ClusterRole and waits until
+// Prerequisites applies the CRDs and the tenant ClusterRoles and waits until
 // the CRDs are served.
 func Prerequisites(ctx context.Context, c client.Client) error {
 	crds, err := config.CRDs()
 	if err != nil {
 		return err
 	}
-	objects := []client.Object{render.TenantClusterRole()}
+	var objects []client.Object
+	for _, role := range render.ClusterRoles() {
+		objects = append(objects, role)
+	}
 	for _, crd := range crds {
 		crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 		objects = append(objects, crd)

@@ -220,10 +220,11 @@ var testCases = map[string]testCase{
 	"cluster role deleted by the tenant": {req: remove(owner, "", nil), want: "LL014"},
 
 	// LL015
-	"binding cluster-admin":        {req: create(owner, "apps", newRoleBinding("ClusterRole", "cluster-admin", saSubject("ci", "apps"))), want: "LL015"},
-	"binding a platform role":      {req: create(owner, "apps", newRoleBinding("ClusterRole", "flux-edit", saSubject("ci", "apps"))), want: "LL015"},
-	"binding the tenant role":      {req: create(owner, "apps", newRoleBinding("ClusterRole", v1alpha1.DefaultRole, saSubject("ci", "apps")))},
-	"binding a role of the tenant": {req: create(owner, "apps", newRoleBinding("Role", "deployer", saSubject("ci", "apps")))},
+	"binding cluster-admin":         {req: create(owner, "apps", newRoleBinding("ClusterRole", "cluster-admin", saSubject("ci", "apps"))), want: "LL015"},
+	"binding a platform role":       {req: create(owner, "apps", newRoleBinding("ClusterRole", "flux-edit", saSubject("ci", "apps"))), want: "LL015"},
+	"binding the namespace deleter": {req: create(owner, "apps", newRoleBinding("ClusterRole", "landlord-self-service-namespace", saSubject("ci", "apps"))), want: "LL015"},
+	"binding the tenant role":       {req: create(owner, "apps", newRoleBinding("ClusterRole", v1alpha1.DefaultRole, saSubject("ci", "apps")))},
+	"binding a role of the tenant":  {req: create(owner, "apps", newRoleBinding("Role", "deployer", saSubject("ci", "apps")))},
 
 	// LL016
 	"deployment without resources when required": {req: create(reconciler, "apps", newDeployment("app", false)), allow: allowances{requireResources: true}, want: "LL016"},

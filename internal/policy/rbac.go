@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // builtinRoles are the aggregated namespace roles a tenant may bind besides
@@ -35,6 +36,10 @@ func roleBinding(rb *rbacv1.RoleBinding, s scope) field.ErrorList {
 		}
 	}
 	allowed := append([]string{s.tenant.RoleName()}, builtinRoles...)
+	if s.writer.platform {
+		// The controller binds it inside self-service namespaces.
+		allowed = append(allowed, render.SelfServiceNamespaceRole)
+	}
 	if rb.RoleRef.Kind == "ClusterRole" && !slices.Contains(allowed, rb.RoleRef.Name) {
 		errs = append(errs, notSupported(ruleBindingRole, field.NewPath("roleRef", "name"), rb.RoleRef.Name,
 			"a RoleBinding may bind a Role of its namespace or one of these ClusterRoles", allowed))

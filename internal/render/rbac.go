@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
@@ -24,33 +26,37 @@ func serviceAccount(t *v1alpha1.Tenant, ns string) *corev1.ServiceAccount {
 // tenant namespace, home first: the tenant's reconcilers act as one identity,
 // so a Flux object may target any namespace of its tenant, and no other.
 func reconcilerBinding(t *v1alpha1.Tenant, ns string, all []string) *rbacv1.RoleBinding {
-	subjects := make([]rbacv1.Subject, 0, len(all))
-	for _, name := range all {
-		subjects = append(subjects, rbacv1.Subject{
-			Kind:      rbacv1.ServiceAccountKind,
-			Name:      t.ReconcilerName(),
-			Namespace: name,
-		})
-	}
-	return roleBinding(t, ReconcilerBinding, ns, subjects)
+	return roleBinding(t, ReconcilerBinding, ns, t.RoleName(), reconcilerSubjects(t, all))
 }
 
 // ownersBinding binds the tenant role in ns to the tenant's humans.
 func ownersBinding(t *v1alpha1.Tenant, ns string) *rbacv1.RoleBinding {
+	return roleBinding(t, OwnersBinding, ns, t.RoleName(), ownerSubjects(t))
+}
+
+func reconcilerSubjects(t *v1alpha1.Tenant, all []string) []rbacv1.Subject {
+	subjects := make([]rbacv1.Subject, 0, len(all))
+	for _, name := range all {
+		subjects = append(subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: t.ReconcilerName(), Namespace: name})
+	}
+	return subjects
+}
+
+func ownerSubjects(t *v1alpha1.Tenant) []rbacv1.Subject {
 	subjects := make([]rbacv1.Subject, 0, len(t.Spec.Owners))
 	for _, o := range t.Spec.Owners {
 		s, _ := subject(o) // validate rejected unknown kinds
 		subjects = append(subjects, s)
 	}
-	return roleBinding(t, OwnersBinding, ns, subjects)
+	return subjects
 }
 
-func roleBinding(t *v1alpha1.Tenant, name, ns string, subjects []rbacv1.Subject) *rbacv1.RoleBinding {
+func roleBinding(t *v1alpha1.Tenant, name, ns, role string, subjects []rbacv1.Subject) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
 		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "RoleBinding"),
 		ObjectMeta: meta(t, name, ns),
 		Subjects:   subjects,
-		RoleRef:    clusterRoleRef(t.RoleName()),
+		RoleRef:    clusterRoleRef(role),
 	}
 }
 
@@ -88,4 +94,21 @@ func subject(o v1alpha1.Owner) (rbacv1.Subject, error) {
 		return rbacv1.Subject{Kind: o.Kind, Name: o.Name, Namespace: o.Namespace}, nil
 	}
 	return rbacv1.Subject{}, fmt.Errorf("unsupported owner kind %q", o.Kind)
+}
+
+// selfServiceBindings let the tenant's reconcilers and owners create
+// namespaces, and delete the self-service ones: a ClusterRoleBinding for
+// creation, a RoleBinding inside each self-service namespace for deletion.
+func selfServiceBindings(t *v1alpha1.Tenant, all, selfService []string) []client.Object {
+	subjects := append(reconcilerSubjects(t, all), ownerSubjects(t)...)
+	objects := []client.Object{&rbacv1.ClusterRoleBinding{
+		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"),
+		ObjectMeta: meta(t, ClusterRoleBindingName(t, SelfServiceRole), ""),
+		Subjects:   subjects,
+		RoleRef:    clusterRoleRef(SelfServiceRole),
+	}}
+	for _, ns := range selfService {
+		objects = append(objects, roleBinding(t, SelfServiceBinding, ns, SelfServiceNamespaceRole, subjects))
+	}
+	return objects
 }

@@ -23,6 +23,8 @@ const (
 	QuotaName         = "landlord-quota"
 	LimitRangeName    = "landlord-limits"
 	NetworkPolicyName = "landlord-isolation"
+	// SelfServiceBinding lets the tenant delete a self-service namespace.
+	SelfServiceBinding = "landlord-self-service"
 )
 
 // SourceLabel tells on Flux objects whether a source is the tenant's own
@@ -63,6 +65,9 @@ func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error)
 	}
 	for _, role := range t.Spec.ExtraClusterRoles {
 		objects = append(objects, clusterRoleBinding(t, role))
+	}
+	if t.Spec.SelfService != nil {
+		objects = append(objects, selfServiceBindings(t, all, selfService)...)
 	}
 	for _, src := range t.Spec.Sources {
 		objects = append(objects, gitRepository(t, src), kustomization(t, src))

@@ -22,6 +22,38 @@ var fluxGroups = []string{
 	"image.toolkit.fluxcd.io",
 }
 
+// ClusterRoles returned by ClusterRoles besides the tenant role.
+const (
+	// SelfServiceRole lets a tenant with spec.selfService create namespaces;
+	// the admission guard holds it to its prefix, label and count.
+	SelfServiceRole = "landlord-self-service"
+	// SelfServiceNamespaceRole lets a tenant delete a namespace; it is bound
+	// only inside self-service namespaces, so RBAC alone keeps every other
+	// namespace out of reach.
+	SelfServiceNamespaceRole = "landlord-self-service-namespace"
+)
+
+// ClusterRoles are the cluster-wide roles the render binds: the tenant role
+// and the two self-service roles.
+func ClusterRoles() []*rbacv1.ClusterRole {
+	return []*rbacv1.ClusterRole{
+		TenantClusterRole(),
+		namespaceRole(SelfServiceRole, "create"),
+		namespaceRole(SelfServiceNamespaceRole, "get", "delete"),
+	}
+}
+
+func namespaceRole(name string, verbs ...string) *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"),
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   name,
+			Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue},
+		},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: verbs}},
+	}
+}
+
 // TenantClusterRole is the landlord-tenant ClusterRole: namespace admin,
 // bound per namespace, without write access to the guard rails. It lists
 // every resource explicitly: quotas, limit ranges and namespaces are read
