@@ -34,6 +34,6 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCommand())
+	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand())
 	return root
 }

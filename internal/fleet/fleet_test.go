@@ -1,0 +1,381 @@
+package fleet_test
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/fleet"
+)
+
+func newTenant(t *testing.T, name string) *v1alpha1.Tenant {
+	t.Helper()
+	tenant, err := fleet.NewTenant(fleet.TenantOptions{
+		Name:       name,
+		Namespaces: []string{name + "-apps"},
+		GitURL:     "https://git.example.com/org/" + name,
+		Ref:        v1alpha1.GitRef{Branch: "main"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenant
+}
+
+func initFleet(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := fleet.InitFleet(dir, fleet.DefaultClusters); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func build(t *testing.T, dir string) resmap.ResMap {
+	t.Helper()
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	return m
+}
+
+// TestFleetBuildsPerCluster builds each cluster's tenants with kustomize:
+// every tenant is there, syncing the path of that cluster.
+func TestFleetBuildsPerCluster(t *testing.T) {
+	dir := initFleet(t)
+	envs := []fleet.EnvPath{{Env: "staging", Path: "./staging"}, {Env: "production", Path: "./prod"}}
+	for _, name := range []string{"team-a", "team-b"} {
+		if _, err := fleet.AddTenant(dir, newTenant(t, name), envs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, env := range envs {
+		paths := map[string]string{}
+		for _, res := range build(t, filepath.Join(dir, "tenants", env.Env)).Resources() {
+			if res.GetKind() != "Tenant" {
+				t.Errorf("tenants/%s: unexpected %s %s", env.Env, res.GetKind(), res.GetName())
+				continue
+			}
+			data, err := res.AsYAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tenant := &v1alpha1.Tenant{}
+			if err := yaml.UnmarshalStrict(data, tenant); err != nil {
+				t.Fatal(err)
+			}
+			paths[tenant.Name] = tenant.Spec.Sources[0].Path
+		}
+		want := map[string]string{"team-a": env.Path, "team-b": env.Path}
+		if !reflect.DeepEqual(paths, want) {
+			t.Errorf("tenants/%s: source paths %v, want %v", env.Env, paths, want)
+		}
+	}
+}
+
+// TestInfrastructureHoldsTheTenantCRD builds ./infrastructure, what the
+// infrastructure Kustomization applies.
+func TestInfrastructureHoldsTheTenantCRD(t *testing.T) {
+	dir := initFleet(t)
+	resources := build(t, filepath.Join(dir, "infrastructure")).Resources()
+	if len(resources) != 1 {
+		t.Fatalf("infrastructure builds %d objects, want the Tenant CRD alone", len(resources))
+	}
+	data, err := resources[0].AsYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, got); err != nil {
+		t.Fatal(err)
+	}
+	crds, err := config.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != crds[0].Name || !equality.Semantic.DeepEqual(got.Spec, crds[0].Spec) {
+		t.Errorf("infrastructure holds %s, not the embedded Tenant CRD", got.Name)
+	}
+}
+
+// TestLockdownComponentPatchesFlux takes the component into a stand-in for
+// the flux-system kustomization flux bootstrap writes.
+func TestLockdownComponentPatchesFlux(t *testing.T) {
+	dir := initFleet(t)
+	system := filepath.Join(dir, "clusters", "staging", "flux-system")
+	var components strings.Builder
+	for _, name := range []string{"kustomize-controller", "helm-controller", "source-controller"} {
+		components.WriteString(`---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ` + name + `, namespace: flux-system}
+spec:
+  selector: {matchLabels: {app: ` + name + `}}
+  template:
+    metadata: {labels: {app: ` + name + `}}
+    spec:
+      containers:
+      - name: manager
+        args: [--events-addr=http://notification-controller.flux-system.svc]
+`)
+	}
+	write(t, filepath.Join(system, "gotk-components.yaml"), components.String())
+	write(t, filepath.Join(system, "kustomization.yaml"), `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [gotk-components.yaml]
+components: [../../../infrastructure/flux-lockdown]
+`)
+	args := map[string][]string{}
+	for _, res := range build(t, system).Resources() {
+		m, err := res.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		containers, _, _ := unstructured.NestedSlice(m, "spec", "template", "spec", "containers")
+		got, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+		args[res.GetName()] = got
+	}
+	events := "--events-addr=http://notification-controller.flux-system.svc"
+	want := map[string][]string{
+		"kustomize-controller": {"--no-cross-namespace-refs=true", events, "--no-remote-bases=true", "--default-service-account=default"},
+		"helm-controller":      {"--no-cross-namespace-refs=true", events, "--default-service-account=default"},
+		"source-controller":    {events},
+	}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("args after the lockdown:\n got %v\nwant %v", args, want)
+	}
+}
+
+// TestTenantRepoBuilds builds both overlays of a tenant repository.
+func TestTenantRepoBuilds(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := fleet.InitTenantRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	for env, want := range map[string]string{"staging": ">=1.0.0-alpha", "production": ">=1.0.0"} {
+		var version string
+		for _, res := range build(t, filepath.Join(dir, env)).Resources() {
+			if res.GetKind() == "HelmRelease" {
+				v, err := res.GetString("spec.chart.spec.version")
+				if err != nil {
+					t.Fatal(err)
+				}
+				version = v
+			}
+		}
+		if version != want {
+			t.Errorf("%s: chart version %q, want %q", env, version, want)
+		}
+	}
+}
+
+func TestScaffoldsAreIdempotent(t *testing.T) {
+	for name, scaffold := range map[string]func(dir string) ([]fleet.Change, error){
+		"fleet":  func(dir string) ([]fleet.Change, error) { return fleet.InitFleet(dir, []string{"dev"}) },
+		"tenant": fleet.InitTenantRepo,
+		"add tenant": func(dir string) ([]fleet.Change, error) {
+			if _, err := fleet.InitFleet(dir, []string{"dev"}); err != nil {
+				return nil, err
+			}
+			return fleet.AddTenant(dir, newTenant(t, "team-a"), []fleet.EnvPath{{Env: "dev", Path: "./dev"}})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := scaffold(dir); err != nil {
+				t.Fatal(err)
+			}
+			before := tree(t, dir)
+			changes, err := scaffold(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range changes {
+				if c.Action != fleet.Unchanged {
+					t.Errorf("second run: %s %s", c.Action, c.Path)
+				}
+			}
+			if after := tree(t, dir); !reflect.DeepEqual(before, after) {
+				t.Errorf("second run changed the tree")
+			}
+		})
+	}
+}
+
+// TestScaffoldRefusesToOverwrite leaves the repository as it was.
+func TestScaffoldRefusesToOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "clusters", "staging", "tenants.yaml"), "mine\n")
+	_, err := fleet.InitFleet(dir, fleet.DefaultClusters)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("clusters", "staging", "tenants.yaml")) {
+		t.Fatalf("err = %v, want a refusal naming clusters/staging/tenants.yaml", err)
+	}
+	if got := tree(t, dir); len(got) != 1 {
+		t.Errorf("refusal wrote files: %v", slices.Sorted(maps.Keys(got)))
+	}
+}
+
+func TestAddTenantRefusesADifferentTenant(t *testing.T) {
+	dir := initFleet(t)
+	if _, err := fleet.AddTenant(dir, newTenant(t, "team-a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, dir)
+	other := newTenant(t, "team-a")
+	other.Spec.Namespaces[0].Name = "elsewhere"
+	_, err := fleet.AddTenant(dir, other, []fleet.EnvPath{{Env: "staging", Path: "./staging"}})
+	if err == nil || !strings.Contains(err.Error(), "tenant team-a already exists") {
+		t.Fatalf("err = %v, want a refusal naming the tenant", err)
+	}
+	if after := tree(t, dir); !reflect.DeepEqual(before, after) {
+		t.Errorf("refusal changed the tree")
+	}
+}
+
+func TestAddTenantErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		init   bool
+		tenant *v1alpha1.Tenant
+		envs   []fleet.EnvPath
+		want   string
+	}{
+		"not a fleet":        {tenant: newTenant(t, "a"), want: "not a fleet repository"},
+		"unknown cluster":    {init: true, tenant: newTenant(t, "a"), envs: []fleet.EnvPath{{Env: "qa", Path: "./qa"}}, want: "cluster qa:"},
+		"env without source": {init: true, tenant: &v1alpha1.Tenant{}, envs: []fleet.EnvPath{{Env: "staging", Path: "./s"}}, want: "no source"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.init {
+				dir = initFleet(t)
+			}
+			_, err := fleet.AddTenant(dir, tc.tenant, tc.envs)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseVariables(t *testing.T) {
+	for in, want := range map[string]string{
+		"A=b":      "",
+		"_x1=a=b":  "",
+		"EMPTY=":   "",
+		"1A=b":     "shell-style name",
+		"A-B=c":    "shell-style name",
+		"novalue":  "want K=V",
+		"=nothing": "want K=V",
+	} {
+		_, err := fleet.ParseVariables([]string{in})
+		checkErr(t, in, err, want)
+	}
+	if _, err := fleet.ParseVariables([]string{"A=1", "A=2"}); err == nil {
+		t.Error("A set twice: no error")
+	}
+}
+
+func TestParseQuota(t *testing.T) {
+	for in, want := range map[string]string{
+		"requests.cpu=4": "",
+		"pods=50":        "",
+		"memory=8Gi":     "",
+		"pods=lots":      "quantities must match",
+		"pods":           "want resource=quantity",
+		"=4":             "want resource=quantity",
+	} {
+		_, err := fleet.ParseQuota([]string{in})
+		checkErr(t, in, err, want)
+	}
+	got, err := fleet.ParseQuota([]string{"requests.memory=8Gi"})
+	if err != nil || !got["requests.memory"].Equal(resource.MustParse("8Gi")) {
+		t.Errorf("ParseQuota = %v, %v", got, err)
+	}
+}
+
+func TestParseEnvPaths(t *testing.T) {
+	for in, want := range map[string]string{
+		"staging=./staging": "",
+		"staging":           "want cluster=path",
+		"staging=":          "want cluster=path",
+		"Staging=./s":       "must be a DNS label",
+		"base=./b":          "other than base",
+		"prod=../x":         "must not contain '..'",
+	} {
+		_, err := fleet.ParseEnvPaths([]string{in})
+		checkErr(t, in, err, want)
+	}
+	if _, err := fleet.ParseEnvPaths([]string{"a=./a", "a=./b"}); err == nil {
+		t.Error("cluster listed twice: no error")
+	}
+}
+
+func TestNewTenantErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts fleet.TenantOptions
+		want string
+	}{
+		"bad name":      {fleet.TenantOptions{Name: "Team", Namespaces: []string{"a"}}, `tenant name "Team"`},
+		"bad namespace": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a_b"}}, `namespace "a_b"`},
+		"reserved var": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a"},
+			Variables: map[string]string{"TENANT_NAME": "x"}}, "spec.variables[TENANT_NAME]"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := fleet.NewTenant(tc.opts)
+			checkErr(t, name, err, tc.want)
+		})
+	}
+}
+
+func checkErr(t *testing.T, in string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%q: %v", in, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%q: err = %v, want it to contain %q", in, err, want)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree maps each file below dir to its content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[path] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}

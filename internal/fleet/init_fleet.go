@@ -1,0 +1,205 @@
+package fleet
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
+
+	"github.com/landlord-dev/landlord/config"
+)
+
+// Names in the fleet repository.
+const (
+	FluxNamespace = "flux-system"
+	// FluxSource is the GitRepository flux bootstrap creates for the fleet.
+	FluxSource = "flux-system"
+	// InfrastructureName is the Flux Kustomization installing Landlord.
+	InfrastructureName = "infrastructure"
+	// TenantsName is the Flux Kustomization applying the Tenants.
+	TenantsName = "tenants"
+	// TenantsBase holds one directory per tenant.
+	TenantsBase = "tenants/base"
+	// LockdownComponent is the kustomize component locking Flux down.
+	LockdownComponent = "infrastructure/flux-lockdown"
+	// KustomizationFile is kustomize's file name.
+	KustomizationFile = "kustomization.yaml"
+)
+
+// DefaultClusters are the environments of a fleet scaffolded without a list.
+var DefaultClusters = []string{"staging", "production"}
+
+// InitFleet writes a fleet repository below dir: per cluster the Flux
+// Kustomizations of infrastructure and tenants, the infrastructure holding
+// Landlord's CRD and the Flux lockdown, and an empty tenants tree. It leaves
+// identical files alone, refuses to replace different ones, and adds to
+// existing kustomization.yaml files what they lack.
+func InitFleet(dir string, clusters []string) ([]Change, error) {
+	if len(clusters) == 0 {
+		return nil, fmt.Errorf("a fleet needs at least one cluster")
+	}
+	seen := map[string]bool{}
+	for _, c := range clusters {
+		if errs := validation.IsDNS1123Label(c); len(errs) > 0 || c == "base" {
+			return nil, fmt.Errorf("cluster name %q: must be a DNS label other than base", c)
+		}
+		if seen[c] {
+			return nil, fmt.Errorf("cluster name %q listed twice", c)
+		}
+		seen[c] = true
+	}
+
+	files := []file{{path: "README.md", data: []byte(fleetReadme(clusters))}}
+	add := func(f file, err error) error {
+		files = append(files, f)
+		return err
+	}
+	for _, c := range clusters {
+		if err := add(objectFile(path.Join("clusters", c, "infrastructure.yaml"), infrastructureSync())); err != nil {
+			return nil, err
+		}
+		if err := add(objectFile(path.Join("clusters", c, "tenants.yaml"), tenantsSync(c))); err != nil {
+			return nil, err
+		}
+	}
+	infra, err := infrastructureFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, infra...)
+	if err := add(mergedKustomization(dir, path.Join(TenantsBase, KustomizationFile))); err != nil {
+		return nil, err
+	}
+	for _, c := range clusters {
+		if err := add(mergedKustomization(dir, path.Join("tenants", c, KustomizationFile), "../base")); err != nil {
+			return nil, err
+		}
+	}
+	return writeFiles(dir, files)
+}
+
+// infrastructureSync applies ./infrastructure: Landlord's CRD first, so that
+// the tenants can wait on it.
+func infrastructureSync() *kustomizev1.Kustomization {
+	k := platformSync(InfrastructureName, "./infrastructure")
+	k.Spec.Wait = true
+	return k
+}
+
+// tenantsSync applies the cluster's Tenants once the infrastructure is ready.
+func tenantsSync(cluster string) *kustomizev1.Kustomization {
+	k := platformSync(TenantsName, "./tenants/"+cluster)
+	k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: InfrastructureName}}
+	return k
+}
+
+// platformSync runs as kustomize-controller's own service account: with
+// the lockdown's --default-service-account, a platform Kustomization
+// without one would impersonate flux-system's powerless default account.
+func platformSync(name, dir string) *kustomizev1.Kustomization {
+	return &kustomizev1.Kustomization{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kustomizev1.GroupVersion.String(), Kind: kustomizev1.KustomizationKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: FluxNamespace},
+		Spec: kustomizev1.KustomizationSpec{
+			Interval:           metav1.Duration{Duration: 10 * time.Minute},
+			RetryInterval:      &metav1.Duration{Duration: time.Minute},
+			Timeout:            &metav1.Duration{Duration: 5 * time.Minute},
+			Path:               dir,
+			Prune:              true,
+			ServiceAccountName: "kustomize-controller",
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{
+				Kind: sourcev1.GitRepositoryKind,
+				Name: FluxSource,
+			},
+		},
+	}
+}
+
+// infrastructureFiles are Landlord's CRD, applied by the infrastructure
+// Kustomization, and the lockdown component, which the flux-system
+// kustomization.yaml of each cluster takes in. The kustomization.yaml files
+// keep what was added to them since.
+func infrastructureFiles(dir string) ([]file, error) {
+	crds, err := config.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	crd, err := objectFile("infrastructure/landlord/tenant-crd.yaml", crds[0])
+	if err != nil {
+		return nil, err
+	}
+	landlord, err := mergedKustomization(dir, "infrastructure/landlord/"+KustomizationFile, "tenant-crd.yaml")
+	if err != nil {
+		return nil, err
+	}
+	infra, err := mergedKustomization(dir, "infrastructure/"+KustomizationFile, "landlord")
+	if err != nil {
+		return nil, err
+	}
+	lockdown, err := kustomizationFile(path.Join(LockdownComponent, KustomizationFile), lockdownComponent())
+	if err != nil {
+		return nil, err
+	}
+	return []file{infra, crd, landlord, lockdown}, nil
+}
+
+// lockdownComponent is Flux's multi-tenancy lockdown: no cross-namespace
+// references, no remote bases, and a default service account so that a
+// tenant's Kustomization or HelmRelease without one has no rights.
+func lockdownComponent() *types.Kustomization {
+	k := &types.Kustomization{}
+	k.Kind = types.ComponentKind
+	k.FixKustomization()
+	arg := func(where, flag, controllers string) types.Patch {
+		return types.Patch{
+			Patch: fmt.Sprintf("- op: add\n  path: /spec/template/spec/containers/0/args/%s\n  value: %s\n", where, flag),
+			Target: &types.Selector{
+				ResId: resIDKindName("Deployment", controllers),
+			},
+		}
+	}
+	k.Patches = []types.Patch{
+		arg("0", "--no-cross-namespace-refs=true",
+			"(kustomize-controller|helm-controller|notification-controller|image-reflector-controller|image-automation-controller)"),
+		arg("-", "--no-remote-bases=true", "kustomize-controller"),
+		arg("-", "--default-service-account=default", "(kustomize-controller|helm-controller)"),
+	}
+	return k
+}
+
+func fleetReadme(clusters []string) string {
+	return fmt.Sprintf(`# Fleet
+
+Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
+
+- clusters/<cluster>/: the Flux Kustomizations of one cluster. Point
+  `+"`flux bootstrap --path=clusters/<cluster>`"+` here. `+"`infrastructure`"+` applies
+  ./infrastructure; `+"`tenants`"+` applies ./tenants/<cluster> once the
+  infrastructure is ready.
+- infrastructure/landlord/: Landlord's Tenant CRD. The controller's
+  Deployment, RBAC and webhooks come with `+"`landlord install --export`"+`:
+  write its output here and list it in kustomization.yaml.
+- infrastructure/flux-lockdown/: a kustomize component locking Flux down for
+  multi-tenancy (--no-cross-namespace-refs, --no-remote-bases,
+  --default-service-account). Take it into each cluster's
+  clusters/<cluster>/flux-system/kustomization.yaml after bootstrap:
+
+      components:
+        - ../../../infrastructure/flux-lockdown
+
+- tenants/base/: one directory per tenant, added with
+  `+"`landlord tenant create NAME --export --fleet .`"+`.
+- tenants/<cluster>/: the tenants of one cluster, with per-cluster patches.
+`, strings.Join(clusters, ", "))
+}
+
+func resIDKindName(kind, name string) resid.ResId {
+	return resid.ResId{Gvk: resid.Gvk{Kind: kind}, Name: name}
+}
