@@ -10,7 +10,10 @@ GO_TEST_FLAGS ?= -count=1 -timeout 30m
 # the pinned module versions in go.mod.
 FLUX_APIS := github.com/fluxcd/source-controller/api/... \
 	github.com/fluxcd/kustomize-controller/api/... \
-	github.com/fluxcd/helm-controller/api/...
+	github.com/fluxcd/helm-controller/api/... \
+	github.com/fluxcd/notification-controller/api/... \
+	github.com/fluxcd/image-reflector-controller/api/... \
+	github.com/fluxcd/image-automation-controller/api/...
 
 .PHONY: all
 all: build
