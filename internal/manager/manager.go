@@ -9,7 +9,11 @@ import (
 	"net/http"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
+	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -52,6 +56,10 @@ func Scheme() *runtime.Scheme {
 	utilruntime.Must(sourcev1.AddToScheme(s))
 	utilruntime.Must(kustomizev1.AddToScheme(s))
 	utilruntime.Must(helmv2.AddToScheme(s))
+	utilruntime.Must(notificationv1.AddToScheme(s))
+	utilruntime.Must(notificationv1beta3.AddToScheme(s))
+	utilruntime.Must(imagev1.AddToScheme(s))
+	utilruntime.Must(imageautov1.AddToScheme(s))
 	return s
 }
 
