@@ -133,7 +133,6 @@ func TestAttackSuite(t *testing.T) {
 		"relabel its namespace to another tenant": {"owner", mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), denyByRBAC},
 		"remove pod-security enforcement":         {"owner", mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), denyByRBAC},
 		"weaken pod-security to privileged":       {"reconciler", mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), denyByRBAC},
-		"self-service namespace within limits":    {"reconciler", create(labelledNamespace("blue-preview", "blue")), ""},
 		"namespace without the prefix":            {"reconciler", create(labelledNamespace("preview", "blue")), "LL009"},
 		"namespace labelled for another tenant":   {"reconciler", create(labelledNamespace("blue-spy", "red")), "LL009"},
 		"delete a platform-assigned namespace":    {"owner", remove(ns("blue-jobs")), denyByRBAC},
@@ -161,6 +160,8 @@ func TestAttackSuite(t *testing.T) {
 		// Workloads and services.
 		"deployment as its own service account": {"reconciler", create(deployment("app")), ""},
 		"deployment running as the reconciler":  {"reconciler", create(deployment("blue")), "LL012"},
+		"own opaque secret":                     {"owner", create(&corev1.Secret{ObjectMeta: blueMeta("db"), StringData: map[string]string{"password": "x"}}), ""},
+		"own config map":                        {"reconciler", create(&corev1.ConfigMap{ObjectMeta: blueMeta("settings"), Data: map[string]string{"LEVEL": "debug"}}), ""},
 		"token secret for the reconciler":       {"owner", create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "blue-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "blue"}}, Type: corev1.SecretTypeServiceAccountToken}), "LL012"},
 		"ClusterIP service":                     {"reconciler", create(service(corev1.ServiceTypeClusterIP, nil)), ""},
 		"NodePort service":                      {"reconciler", create(service(corev1.ServiceTypeNodePort, nil)), "LL013"},
@@ -172,6 +173,18 @@ func TestAttackSuite(t *testing.T) {
 		"reconciler": impersonate("system:serviceaccount:blue-apps:blue"),
 		"owner":      impersonate("alice", "blue-team", "system:authenticated"),
 	}
+	// Blue uses up its two self-service namespaces for real; a third is over.
+	for _, name := range []string{"blue-one", "blue-two"} {
+		if err := identities["reconciler"].Create(ctx, labelledNamespace(name, "blue")); err != nil {
+			t.Fatalf("self-service namespace %s: %v", name, err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, ns(name)) })
+	}
+	eventually(t, 30*time.Second, func() error { // adopted: the tenant may delete it
+		return k8s.Get(ctx, client.ObjectKey{Namespace: "blue-two", Name: "landlord-self-service"}, &rbacv1.RoleBinding{})
+	})
+	attacks["namespace over the self-service limit"] = attack{"reconciler", create(labelledNamespace("blue-three", "blue")), "LL009"}
+	attacks["delete its own self-service namespace"] = attack{"owner", remove(ns("blue-two")), ""}
 	denials := 0
 	for name, a := range attacks {
 		if a.want != "" {
