@@ -37,7 +37,7 @@ func identify(u authenticationv1.UserInfo, tenants Tenants) identity {
 	if u.Username == ControllerUser || slices.Contains(u.Groups, mastersGroup) {
 		return identity{platform: true}
 	}
-	if ns, _, ok := serviceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
+	if ns, _, ok := SplitServiceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
 		return identity{platform: true}
 	}
 	return identity{tenant: tenants.ForUser(u)}
@@ -83,7 +83,7 @@ const serviceAccountPrefix = "system:serviceaccount:"
 
 // serviceAccount splits a service account's user name into namespace and
 // name.
-func serviceAccount(username string) (namespace, name string, ok bool) {
+func SplitServiceAccount(username string) (namespace, name string, ok bool) {
 	rest, ok := strings.CutPrefix(username, serviceAccountPrefix)
 	if !ok {
 		return "", "", false

@@ -66,7 +66,7 @@ func subjectNamespace(sub rbacv1.Subject, bindingNamespace string) (string, bool
 		}
 		return sub.Namespace, true
 	case rbacv1.UserKind:
-		ns, _, ok := serviceAccount(sub.Name)
+		ns, _, ok := SplitServiceAccount(sub.Name)
 		return ns, ok
 	}
 	return "", false

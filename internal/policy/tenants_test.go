@@ -32,7 +32,7 @@ func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
 
 func (f fakeTenants) ForUser(u authenticationv1.UserInfo) *v1alpha1.Tenant {
 	for _, t := range f.tenants {
-		if ns, name, ok := serviceAccount(u.Username); ok && name == t.ReconcilerName() && f.ForNamespace(ns) == t {
+		if ns, name, ok := SplitServiceAccount(u.Username); ok && name == t.ReconcilerName() && f.ForNamespace(ns) == t {
 			return t
 		}
 		for _, o := range t.Spec.Owners {

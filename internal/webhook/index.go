@@ -24,9 +24,6 @@ const (
 	namespaceTenantKey = "metadata.labels.tenant"
 )
 
-// serviceAccountPrefix starts the user name of every service account.
-const serviceAccountPrefix = "system:serviceaccount:"
-
 // Index answers policy.Tenants from the manager's informer cache, so that
 // no admission request costs an API call.
 type Index struct {
@@ -115,7 +112,7 @@ func (x *Index) assigned(ns string, namespace *corev1.Namespace) *v1alpha1.Tenan
 // tenant's namespaces) or which lists user, one of its groups or its service
 // account as an owner.
 func (x *Index) ForUser(user authenticationv1.UserInfo) *v1alpha1.Tenant {
-	if ns, name, ok := serviceAccount(user.Username); ok {
+	if ns, name, ok := policy.SplitServiceAccount(user.Username); ok {
 		if t := x.ForNamespace(ns); t != nil && t.ReconcilerName() == name {
 			return t
 		}
@@ -187,15 +184,4 @@ func (x *Index) tenants(match client.MatchingFields) []*v1alpha1.Tenant {
 	}
 	slices.SortFunc(out, func(a, b *v1alpha1.Tenant) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-// serviceAccount splits a service account's user name into namespace and
-// name.
-func serviceAccount(username string) (namespace, name string, ok bool) {
-	rest, ok := strings.CutPrefix(username, serviceAccountPrefix)
-	if !ok {
-		return "", "", false
-	}
-	namespace, name, ok = strings.Cut(rest, ":")
-	return namespace, name, ok && namespace != "" && name != "" && !strings.Contains(name, ":")
 }
