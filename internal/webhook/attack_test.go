@@ -159,14 +159,18 @@ func TestAttackSuite(t *testing.T) {
 
 		// Workloads and services.
 		"deployment as its own service account": {"reconciler", create(deployment("app")), ""},
-		"deployment running as the reconciler":  {"reconciler", create(deployment("blue")), "LL012"},
-		"own opaque secret":                     {"owner", create(&corev1.Secret{ObjectMeta: blueMeta("db"), StringData: map[string]string{"password": "x"}}), ""},
-		"own config map":                        {"reconciler", create(&corev1.ConfigMap{ObjectMeta: blueMeta("settings"), Data: map[string]string{"LEVEL": "debug"}}), ""},
-		"token secret for the reconciler":       {"owner", create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "blue-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "blue"}}, Type: corev1.SecretTypeServiceAccountToken}), "LL012"},
-		"ClusterIP service":                     {"reconciler", create(service(corev1.ServiceTypeClusterIP, nil)), ""},
-		"NodePort service":                      {"reconciler", create(service(corev1.ServiceTypeNodePort, nil)), "LL013"},
-		"LoadBalancer service":                  {"reconciler", create(service(corev1.ServiceTypeLoadBalancer, nil)), "LL013"},
-		"service capturing external IPs":        {"reconciler", create(service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})), "LL017"},
+		"deployment without resource limits": {"reconciler", create(deployment("app", func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{}
+		})), "LL016"},
+		"bind a platform role it holds":        {"owner", create(roleBinding("pod-reader", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), "LL015"},
+		"deployment running as the reconciler": {"reconciler", create(deployment("blue")), "LL012"},
+		"own opaque secret":                    {"owner", create(&corev1.Secret{ObjectMeta: blueMeta("db"), StringData: map[string]string{"password": "x"}}), ""},
+		"own config map":                       {"reconciler", create(&corev1.ConfigMap{ObjectMeta: blueMeta("settings"), Data: map[string]string{"LEVEL": "debug"}}), ""},
+		"token secret for the reconciler":      {"owner", create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "blue-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "blue"}}, Type: corev1.SecretTypeServiceAccountToken}), "LL012"},
+		"ClusterIP service":                    {"reconciler", create(service(corev1.ServiceTypeClusterIP, nil)), ""},
+		"NodePort service":                     {"reconciler", create(service(corev1.ServiceTypeNodePort, nil)), "LL013"},
+		"LoadBalancer service":                 {"reconciler", create(service(corev1.ServiceTypeLoadBalancer, nil)), "LL013"},
+		"service capturing external IPs":       {"reconciler", create(service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})), "LL017"},
 	}
 
 	identities := map[string]client.Client{
@@ -222,13 +226,24 @@ func attackTenants(t *testing.T) {
 	blue := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "blue"},
 		Spec: v1alpha1.TenantSpec{
-			Namespaces:     []v1alpha1.TenantNamespace{{Name: "blue-apps"}, {Name: "blue-jobs"}},
-			SelfService:    &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 2},
-			Owners:         []v1alpha1.Owner{{Kind: "Group", Name: "blue-team"}},
-			AllowedSources: []string{"https://git.example.com/blue/*"},
-			Quota:          &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
+			Namespaces:       []v1alpha1.TenantNamespace{{Name: "blue-apps"}, {Name: "blue-jobs"}},
+			SelfService:      &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 2},
+			Owners:           []v1alpha1.Owner{{Kind: "Group", Name: "blue-team"}},
+			AllowedSources:   []string{"https://git.example.com/blue/*"},
+			Quota:            &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
+			RequireResources: true,
 		},
 	}
+	// A platform role the tenant holds every rule of, so only the guard
+	// stands between a RoleBinding and it.
+	podReader := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "pod-reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}},
+	}
+	if err := k8s.Create(ctx, podReader); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, podReader) })
 	red := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "red"},
 		Spec:       v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "red-apps"}}},
@@ -315,18 +330,26 @@ func roleBinding(role string, subject rbacv1.Subject) *rbacv1.RoleBinding {
 	}
 }
 
-func deployment(serviceAccount string) *appsv1.Deployment {
+func deployment(serviceAccount string, edit ...func(*appsv1.Deployment)) *appsv1.Deployment {
 	labels := map[string]string{"app": "web"}
-	return &appsv1.Deployment{ObjectMeta: blueMeta("web"), Spec: appsv1.DeploymentSpec{
+	resources := corev1.ResourceList{corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("64Mi")}
+	d := &appsv1.Deployment{ObjectMeta: blueMeta("web"), Spec: appsv1.DeploymentSpec{
 		Selector: &metav1.LabelSelector{MatchLabels: labels},
 		Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: labels},
 			Spec: corev1.PodSpec{
 				ServiceAccountName: serviceAccount,
-				Containers:         []corev1.Container{{Name: "web", Image: "registry.example.com/web:1"}},
+				Containers: []corev1.Container{{
+					Name: "web", Image: "registry.example.com/web:1",
+					Resources: corev1.ResourceRequirements{Requests: resources, Limits: resources},
+				}},
 			},
 		},
 	}}
+	for _, e := range edit {
+		e(d)
+	}
+	return d
 }
 
 func service(kind corev1.ServiceType, externalIPs []string) *corev1.Service {
