@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -51,9 +50,11 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		For(&v1alpha1.Tenant{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Named("tenant")
-	// A deleted or edited guard rail maps back to its Tenant at once.
+	// A deleted or edited guard rail maps back to its Tenant at once. The
+	// watches share the typed informers the reconciler reads, so an event
+	// never arrives before the cache it leads to has the object.
 	for _, kind := range ownedKinds() {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.OnlyMetadata)
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf))
 	}
 	return b.Complete(r)
 }
