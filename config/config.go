@@ -4,30 +4,44 @@
 package config
 
 import (
+	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
 //go:embed crd/bases/*.yaml flux/crd/*.yaml rbac/role.yaml
 var manifests embed.FS
 
-// ControllerRole is the least-privilege ClusterRole of landlord-controller,
-// generated from the reconciler's RBAC markers.
-func ControllerRole() (*rbacv1.ClusterRole, error) {
+// ControllerRoles are the least-privilege ClusterRole and namespaced Role
+// of landlord-controller, generated from the RBAC markers.
+func ControllerRoles() ([]*unstructured.Unstructured, error) {
 	data, err := manifests.ReadFile("rbac/role.yaml")
 	if err != nil {
 		return nil, err
 	}
-	role := &rbacv1.ClusterRole{}
-	if err := yaml.UnmarshalStrict(data, role); err != nil {
-		return nil, fmt.Errorf("decoding rbac/role.yaml: %w", err)
+	var roles []*unstructured.Unstructured
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		role := &unstructured.Unstructured{}
+		err := decoder.Decode(&role.Object)
+		if errors.Is(err, io.EOF) {
+			return roles, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decoding rbac/role.yaml: %w", err)
+		}
+		if len(role.Object) > 0 {
+			roles = append(roles, role)
+		}
 	}
-	return role, nil
 }
 
 // CRDs returns Landlord's CRD followed by the Flux CRDs.

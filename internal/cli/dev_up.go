@@ -119,7 +119,7 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 func devWebhooks(ctx context.Context, c client.Client, dir string) (*webhook.Options, error) {
 	ns := &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: "landlord-system"},
+		ObjectMeta: metav1.ObjectMeta{Name: install.ControllerNamespace},
 	}
 	if err := apply.Objects(ctx, c, install.FieldOwner, ns); err != nil {
 		return nil, err

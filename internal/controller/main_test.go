@@ -6,14 +6,10 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zapcore"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/landlord-dev/landlord/config"
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -39,17 +35,7 @@ func TestMain(m *testing.M) {
 		}
 		// The manager runs as its service account, bound to the generated
 		// least-privilege role: a missing RBAC marker fails these tests.
-		role, err := config.ControllerRole()
-		if err != nil {
-			return err
-		}
-		binding := &rbacv1.ClusterRoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "landlord-system", Name: "landlord-controller"}},
-		}
-		if err := apply.Objects(ctx, k8s, "test", role, binding); err != nil {
+		if err := install.ControllerRBAC(ctx, k8s); err != nil {
 			return err
 		}
 		controllerConfig := env.ConfigFor("system:serviceaccount:landlord-system:landlord-controller",

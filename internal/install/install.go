@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,4 +66,41 @@ func waitEstablished(ctx context.Context, c client.Client, name string) error {
 		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
 	}
 	return nil
+}
+
+// The controller's identity in cluster.
+const (
+	ControllerNamespace      = "landlord-system"
+	ControllerServiceAccount = "landlord-controller"
+)
+
+// ControllerRBAC applies the controller's generated roles, and its
+// namespace, and binds them to its service account.
+func ControllerRBAC(ctx context.Context, c client.Client) error {
+	roles, err := config.ControllerRoles()
+	if err != nil {
+		return err
+	}
+	objects := []client.Object{&corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: ControllerNamespace},
+	}}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ControllerNamespace, Name: ControllerServiceAccount}}
+	for _, role := range roles {
+		ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: role.GetKind(), Name: role.GetName()}
+		var binding client.Object = &rbacv1.RoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: role.GetName(), Namespace: role.GetNamespace()},
+			RoleRef:    ref, Subjects: subjects,
+		}
+		if role.GetKind() == "ClusterRole" {
+			binding = &rbacv1.ClusterRoleBinding{
+				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
+				ObjectMeta: metav1.ObjectMeta{Name: role.GetName()},
+				RoleRef:    ref, Subjects: subjects,
+			}
+		}
+		objects = append(objects, role, binding)
+	}
+	return apply.Objects(ctx, c, FieldOwner, objects...)
 }

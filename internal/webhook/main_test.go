@@ -1,30 +1,22 @@
 package webhook_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/yaml"
 
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -57,7 +49,7 @@ func TestMain(m *testing.M) {
 		if err := install.Prerequisites(ctx, k8s); err != nil {
 			return err
 		}
-		if err := grantControllerRBAC(); err != nil {
+		if err := install.ControllerRBAC(ctx, k8s); err != nil {
 			return err
 		}
 		certDir, err := os.MkdirTemp("", "landlord-webhook-test")
@@ -92,46 +84,6 @@ func TestMain(m *testing.M) {
 		}()
 		return nil
 	}))
-}
-
-// grantControllerRBAC applies every role generated into config/rbac/role.yaml,
-// bound to the controller's service account: a missing marker fails the tests.
-func grantControllerRBAC() error {
-	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "landlord-system"}}
-	if err := apply.Objects(ctx, k8s, "test", ns); err != nil {
-		return err
-	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
-	if err != nil {
-		return err
-	}
-	subjects := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "landlord-system", Name: "landlord-controller"}}
-	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
-		role := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(doc, &role.Object); err != nil {
-			return err
-		}
-		if len(role.Object) == 0 {
-			continue
-		}
-		binding := &rbacv1.RoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: role.GetName(), Namespace: role.GetNamespace()},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: role.GetKind(), Name: role.GetName()},
-			Subjects:   subjects,
-		}
-		var bound client.Object = binding
-		if role.GetKind() == "ClusterRole" {
-			bound = &rbacv1.ClusterRoleBinding{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-				ObjectMeta: metav1.ObjectMeta{Name: role.GetName()}, RoleRef: binding.RoleRef, Subjects: subjects,
-			}
-		}
-		if err := apply.Objects(ctx, k8s, "test", role, bound); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // impersonate returns a client acting as user, through real authentication
