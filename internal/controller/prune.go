@@ -52,13 +52,15 @@ func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, d
 		if want[o.id] {
 			continue
 		}
-		ns := o.obj.GetNamespace()
-		if o.id.kind.Kind == "Namespace" {
-			ns = o.obj.GetName()
-		}
-		if leaving[ns] && tenant.Retains() {
+		// A namespace left unwanted is one that left the spec.
+		isNamespace := o.id.kind.Kind == "Namespace"
+		inside := leaving[o.obj.GetNamespace()]
+		switch {
+		case (isNamespace || inside) && tenant.Retains():
 			err = r.release(ctx, o)
-		} else {
+		case inside:
+			continue // deleting its namespace deletes it
+		default:
 			err = r.remove(ctx, o)
 		}
 		if err != nil {
