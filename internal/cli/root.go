@@ -34,6 +34,8 @@ func NewRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand())
+	kube := newKubeFlags()
+	kube.AddFlags(root.PersistentFlags())
+	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube))
 	return root
 }

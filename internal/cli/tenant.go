@@ -2,10 +2,10 @@ package cli
 
 import "github.com/spf13/cobra"
 
-func newTenantCommand() *cobra.Command {
+func newTenantCommand(kube kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tenant",
-		Short: "Create tenants the GitOps way",
+		Short: "Create, list, inspect and delete tenants",
 	}
 	cmd.AddCommand(newTenantCreateCommand(runTenantCreate))
 	return cmd

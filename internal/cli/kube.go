@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/internal/manager"
+)
+
+// kubeFlags are kubectl's --kubeconfig and --context, shared by every
+// command that talks to a cluster.
+type kubeFlags struct {
+	*genericclioptions.ConfigFlags
+}
+
+func newKubeFlags() kubeFlags {
+	return kubeFlags{&genericclioptions.ConfigFlags{KubeConfig: ptr.To(""), Context: ptr.To("")}}
+}
+
+// config is the REST config the flags and $KUBECONFIG select.
+func (k kubeFlags) config() (*rest.Config, error) {
+	cfg, err := k.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the kubeconfig (set --kubeconfig or KUBECONFIG): %w", err)
+	}
+	return cfg, nil
+}
+
+// client is a client for the selected cluster that knows Landlord's and
+// Flux's kinds.
+func (k kubeFlags) client() (client.Client, error) {
+	cfg, err := k.config()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
+	}
+	return c, nil
+}
