@@ -3,14 +3,14 @@ module github.com/landlord-dev/landlord
 go 1.26.0
 
 require (
-	github.com/fluxcd/helm-controller/api v1.6.5
-	github.com/fluxcd/image-automation-controller/api v1.2.5
-	github.com/fluxcd/image-reflector-controller/api v1.2.5
-	github.com/fluxcd/kustomize-controller/api v1.9.6
-	github.com/fluxcd/notification-controller/api v1.9.4
-	github.com/fluxcd/pkg/apis/acl v0.10.0
-	github.com/fluxcd/pkg/apis/meta v1.30.2
-	github.com/fluxcd/source-controller/api v1.9.6
+	github.com/fluxcd/helm-controller/api v1.4.3
+	github.com/fluxcd/image-automation-controller/api v1.0.3
+	github.com/fluxcd/image-reflector-controller/api v1.0.4
+	github.com/fluxcd/kustomize-controller/api v1.7.3
+	github.com/fluxcd/notification-controller/api v1.7.5
+	github.com/fluxcd/pkg/apis/acl v0.9.0
+	github.com/fluxcd/pkg/apis/meta v1.23.0
+	github.com/fluxcd/source-controller/api v1.7.3
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
 	github.com/spf13/cobra v1.10.2
@@ -72,7 +72,7 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
-	github.com/fluxcd/pkg/apis/kustomize v1.19.2 // indirect
+	github.com/fluxcd/pkg/apis/kustomize v1.14.0 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.2 // indirect
 	github.com/getsops/gopgagent v0.0.0-20241224165529-7044f28e491e // indirect
