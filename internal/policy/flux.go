@@ -50,7 +50,9 @@ func kustomization(k *kustomizev1.Kustomization, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := serviceAccountRequired(spec.Child("serviceAccountName"), k.Spec.ServiceAccountName, s)
 	errs = append(errs, localRef(ruleCrossNamespace, spec.Child("sourceRef", "namespace"), k.Spec.SourceRef.Namespace, s)...)
-	errs = append(errs, dependsOn(spec.Child("dependsOn"), k.Spec.DependsOn, s)...)
+	for i, d := range k.Spec.DependsOn {
+		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("dependsOn").Index(i).Child("namespace"), d.Namespace, s)...)
+	}
 	errs = append(errs, tenantNamespace(spec.Child("targetNamespace"), k.Spec.TargetNamespace, s)...)
 	errs = append(errs, kubeConfig(spec.Child("kubeConfig"), k.Spec.KubeConfig)...)
 	if d := k.Spec.Decryption; d != nil {
@@ -69,7 +71,9 @@ func helmRelease(h *helmv2.HelmRelease, s scope) field.ErrorList {
 		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("chartRef", "namespace"), h.Spec.ChartRef.Namespace, s)...)
 	}
 	// valuesFrom has no namespace field in helm-controller v2: always local.
-	errs = append(errs, dependsOn(spec.Child("dependsOn"), h.Spec.DependsOn, s)...)
+	for i, d := range h.Spec.DependsOn {
+		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("dependsOn").Index(i).Child("namespace"), d.Namespace, s)...)
+	}
 	errs = append(errs, tenantNamespace(spec.Child("targetNamespace"), h.Spec.TargetNamespace, s)...)
 	errs = append(errs, tenantNamespace(spec.Child("storageNamespace"), h.Spec.StorageNamespace, s)...)
 	return append(errs, kubeConfig(spec.Child("kubeConfig"), h.Spec.KubeConfig)...)
@@ -84,14 +88,6 @@ func serviceAccountRequired(p *field.Path, name string, s scope) field.ErrorList
 	}
 	return field.ErrorList{field.Required(p, ruleServiceAccount.ID+": Flux must impersonate a service account of namespace "+s.ns+
 		"; allowed: the tenant's reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" or another service account of "+s.ns)}
-}
-
-func dependsOn(p *field.Path, deps []fluxmeta.DependencyReference, s scope) field.ErrorList {
-	var errs field.ErrorList
-	for i, d := range deps {
-		errs = append(errs, localRef(ruleCrossNamespace, p.Index(i).Child("namespace"), d.Namespace, s)...)
-	}
-	return errs
 }
 
 // localRef is rules LL002 and LL007: a reference stays in the object's

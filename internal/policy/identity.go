@@ -81,8 +81,8 @@ func labelsOf(obj runtime.Object) map[string]string {
 // serviceAccountPrefix starts the user name of every service account.
 const serviceAccountPrefix = "system:serviceaccount:"
 
-// serviceAccount splits a service account's user name into namespace and
-// name.
+// SplitServiceAccount splits a service account's user name into namespace
+// and name.
 func SplitServiceAccount(username string) (namespace, name string, ok bool) {
 	rest, ok := strings.CutPrefix(username, serviceAccountPrefix)
 	if !ok {

@@ -43,7 +43,7 @@ func newKustomization(edit ...func(*kustomizev1.Kustomization)) *kustomizev1.Kus
 			Interval:           metav1.Duration{Duration: 300e9},
 			Prune:              true,
 			TargetNamespace:    "apps-jobs",
-			DependsOn:          []fluxmeta.DependencyReference{{Name: "infra"}},
+			DependsOn:          []kustomizev1.DependencyReference{{Name: "infra"}},
 			Decryption:         &kustomizev1.Decryption{Provider: "sops", SecretRef: &fluxmeta.LocalObjectReference{Name: "sops"}},
 		},
 	}
@@ -115,7 +115,7 @@ func newReceiver(ns string) *notificationv1.Receiver {
 		ObjectMeta: objectMeta("github", "apps"),
 		Spec: notificationv1.ReceiverSpec{
 			Type:      "github",
-			Resources: []notificationv1.ReceiverResource{{CrossNamespaceObjectReference: notificationv1.CrossNamespaceObjectReference{Kind: sourcev1.GitRepositoryKind, Name: "app", Namespace: ns}}},
+			Resources: []notificationv1.CrossNamespaceObjectReference{{Kind: sourcev1.GitRepositoryKind, Name: "app", Namespace: ns}},
 		},
 	}
 }

@@ -54,7 +54,7 @@ var testCases = map[string]testCase{
 	"kustomization source in same tenant's other namespace": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "apps-jobs" })), want: "LL002"},
 	"kustomization source named in own namespace":           {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "apps" }))},
 	"kustomization depends on other namespace": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
-		k.Spec.DependsOn = append(k.Spec.DependsOn, fluxmeta.DependencyReference{Name: "infra", Namespace: "ops"})
+		k.Spec.DependsOn = append(k.Spec.DependsOn, kustomizev1.DependencyReference{Name: "infra", Namespace: "ops"})
 	})), want: "LL002"},
 	"helmrelease chart from other namespace": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.Chart.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
 	"helmrelease chartRef to other namespace": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) {

@@ -111,7 +111,8 @@ func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 }
 
 // TestFailsClosedOnlyInTenantNamespaces: with the webhook unreachable,
-// platform writes go on and tenant namespaces refuse every write.
+// platform writes go on, cluster-scoped ones included, and tenant
+// namespaces refuse every write.
 func TestFailsClosedOnlyInTenantNamespaces(t *testing.T) {
 	tenantNamespace(t, "closed")
 	flux := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flux-system"}}
@@ -119,14 +120,20 @@ func TestFailsClosedOnlyInTenantNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-kustomize-controller"},
+		ObjectMeta: metav1.ObjectMeta{Name: "test-cluster-admins"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "flux-system", Name: "kustomize-controller"}},
+		Subjects: []rbacv1.Subject{
+			{Kind: "ServiceAccount", Namespace: "flux-system", Name: "kustomize-controller"},
+			{Kind: "User", Name: "ops", APIGroup: rbacv1.GroupName},
+		},
 	}
 	if err := k8s.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	fluxController := impersonate("system:serviceaccount:flux-system:kustomize-controller")
+	// An admin bound to cluster-admin, not in system:masters: the
+	// cluster-scoped check must not hold the platform's writes hostage.
+	ops := impersonate("ops", "system:authenticated")
 
 	gate.shut()
 	defer gate.reopen()
@@ -140,6 +147,7 @@ func TestFailsClosedOnlyInTenantNamespaces(t *testing.T) {
 		{"admin, flux-system", k8s, configMap("flux-system")},
 		{"admin, a namespace", k8s, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "platform-a"}}},
 		{"flux, a namespace", fluxController, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "platform-b"}}},
+		{"admin, a cluster role", ops, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "fail-open-"}}},
 	} {
 		if err := w.c.Create(ctx, w.obj); err != nil {
 			t.Errorf("%s: %v, want it admitted without the webhook", w.name, err)

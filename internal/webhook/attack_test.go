@@ -22,25 +22,33 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
-// denyByRBAC marks attacks the authorizer stops before admission is asked.
-const denyByRBAC = "RBAC"
-
-// attack is one request by a tenant identity and who must stop it: a rule
-// id, denyByRBAC, or "" for the legitimate neighbour that must pass.
+// attack is one request by a tenant identity and the rule that must stop
+// it, or "" for a legitimate request that must pass.
 type attack struct {
-	as   string // "reconciler" or "owner"
+	// as is "reconciler" or "owner" (tenant blue's), "green" (a tenant at
+	// its self-service limit), or "leaky": an owner of blue whom a platform
+	// mistake bound to cluster-admin, so that only the guard stands in the
+	// way.
+	as   string
 	do   func(c client.Client) error
 	want string
+	// near names the legitimate neighbour of an attack: a request as close
+	// to it as allowed, which must pass.
+	near string
+	// rbacFirst is the plain tenant identity, "owner" or "reconciler", that
+	// RBAC already refuses this attack before the guard is asked.
+	rbacFirst string
 }
 
-// TestAttackSuite sends escape attempts through the real API, impersonating
-// tenant blue's reconciler and one of its owners, with the webhooks
-// registered. Tenant red is the neighbour to escape into.
+// TestAttackSuite sends escape attempts through the real API with the
+// webhooks registered, impersonating tenant blue's reconciler and owners.
+// Tenant red is the neighbour to escape into.
 func TestAttackSuite(t *testing.T) {
 	attackTenants(t)
 	dry := client.DryRunAll
@@ -73,24 +81,46 @@ func TestAttackSuite(t *testing.T) {
 			o.SetLabels(labels)
 		}
 	}
+	const (
+		ownKs       = "kustomization with its own source"
+		ownTarget   = "kustomization into its other namespace"
+		ownRelease  = "helmrelease with its own chart source"
+		ownInstall  = "helmrelease installed into its other namespace"
+		ownGit      = "git repository in allowedSources"
+		ownNs       = "self-service namespace within the limit"
+		dropOwnNs   = "delete its own self-service namespace"
+		ownBinding  = "bind its own service account"
+		ownPolicy   = "own NetworkPolicy"
+		ownQuota    = "own ResourceQuota"
+		ownConfig   = "own config map"
+		ownSA       = "own service account"
+		ownApp      = "deployment as its own service account"
+		ownSecret   = "own opaque secret"
+		ownService  = "ClusterIP service"
+		ownReceiver = "receiver for its own repository"
+		ownAlert    = "alert on its own objects"
+	)
 
 	attacks := map[string]attack{
 		// Flux objects: references, identities, targets.
-		"kustomization with its own source":          {"reconciler", create(ks(func(k *kustomizev1.Kustomization) {})), ""},
-		"kustomization sourcing from flux-system":    {"reconciler", create(ks(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), "LL002"},
-		"kustomization sourcing from another tenant": {"reconciler", create(ks(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "red-apps" })), "LL002"},
-		"kustomization depending on another tenant": {"reconciler", create(ks(func(k *kustomizev1.Kustomization) {
+		ownKs: {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {}))},
+		"kustomization sourcing from flux-system":    {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002", near: ownKs},
+		"kustomization sourcing from another tenant": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "red-apps" })), want: "LL002", near: ownKs},
+		"kustomization depending on another tenant": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {
 			k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: "x", Namespace: "red-apps"}}
-		})), "LL002"},
-		"kustomization with a kubeConfig": {"reconciler", create(ks(func(k *kustomizev1.Kustomization) {
+		})), want: "LL002", near: "kustomization depending on its own"},
+		"kustomization depending on its own": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {
+			k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: "infra"}}
+		}))},
+		"kustomization with a kubeConfig": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {
 			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "remote"}}
-		})), "LL004"},
-		"kustomization into its other namespace": {"reconciler", create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "blue-jobs" })), ""},
-		"kustomization into another tenant":      {"reconciler", create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "red-apps" })), "LL003"},
-		"kustomization into default":             {"reconciler", create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "default" })), "LL003"},
+		})), want: "LL004", near: ownKs},
+		ownTarget:                           {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "blue-jobs" }))},
+		"kustomization into another tenant": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "red-apps" })), want: "LL003", near: ownTarget},
+		"kustomization into default":        {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "default" })), want: "LL003", near: ownTarget},
 		// An omitted service account (LL001) is not refused but defaulted:
 		// Flux must never fall back to its own identity.
-		"kustomization omitting its service account": {"reconciler", func(c client.Client) error {
+		"kustomization omitting its service account": {as: "reconciler", do: func(c client.Client) error {
 			k := ks(func(k *kustomizev1.Kustomization) {})
 			if err := c.Create(ctx, k, dry); err != nil {
 				return err
@@ -99,87 +129,114 @@ func TestAttackSuite(t *testing.T) {
 				return fmt.Errorf("serviceAccountName %q, want the reconciler blue", k.Spec.ServiceAccountName)
 			}
 			return nil
-		}, ""},
-		"kustomization decrypting as another identity": {"reconciler", create(ks(func(k *kustomizev1.Kustomization) {
+		}},
+		"kustomization decrypting as another identity": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {
 			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "vault"}
-		})), "LL005"},
-		"helmrelease with its own chart source":          {"reconciler", create(hr(func(h *helmv2.HelmRelease) {})), ""},
-		"helmrelease chart from flux-system":             {"reconciler", create(hr(func(h *helmv2.HelmRelease) { h.Spec.Chart.Spec.SourceRef.Namespace = "flux-system" })), "LL002"},
-		"helmrelease stored in another tenant":           {"reconciler", create(hr(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "red-apps" })), "LL003"},
-		"helmrelease installed into another tenant":      {"reconciler", create(hr(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "red-apps" })), "LL003"},
-		"helmrelease installed into its other namespace": {"reconciler", create(hr(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "blue-jobs" })), ""},
-		"helmrelease with a kubeConfig": {"reconciler", create(hr(func(h *helmv2.HelmRelease) {
+		})), want: "LL005", near: "kustomization decrypting with its own key"},
+		"kustomization decrypting with its own key": {as: "reconciler", do: create(ks(func(k *kustomizev1.Kustomization) {
+			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", SecretRef: &fluxmeta.LocalObjectReference{Name: "sops-age"}}
+		}))},
+		ownRelease:                                  {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) {}))},
+		"helmrelease chart from flux-system":        {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) { h.Spec.Chart.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002", near: ownRelease},
+		"helmrelease stored in another tenant":      {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "red-apps" })), want: "LL003", near: ownInstall},
+		"helmrelease installed into another tenant": {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "red-apps" })), want: "LL003", near: ownInstall},
+		ownInstall: {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "blue-jobs" }))},
+		"helmrelease with a kubeConfig": {as: "reconciler", do: create(hr(func(h *helmv2.HelmRelease) {
 			h.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "remote"}}
-		})), "LL004"},
+		})), want: "LL004", near: ownRelease},
 
 		// Sources.
-		"git repository in allowedSources":         {"reconciler", create(gitRepo("https://git.example.com/blue/app")), ""},
-		"git repository outside allowedSources":    {"reconciler", create(gitRepo("https://github.com/attacker/app")), "LL008"},
-		"oci repository outside allowedSources":    {"reconciler", create(&sourcev1.OCIRepository{ObjectMeta: blueMeta("oci"), Spec: sourcev1.OCIRepositorySpec{URL: "oci://evil.example.com/app", Interval: minute}}), "LL008"},
-		"helm repository outside allowedSources":   {"reconciler", create(&sourcev1.HelmRepository{ObjectMeta: blueMeta("charts"), Spec: sourcev1.HelmRepositorySpec{URL: "https://evil.example.com/charts", Interval: minute}}), "LL008"},
-		"bucket source":                            {"reconciler", create(&sourcev1.Bucket{ObjectMeta: blueMeta("bucket"), Spec: sourcev1.BucketSpec{Endpoint: "minio.example.com", BucketName: "red", Interval: minute}}), "LL008"},
-		"git repository fetched with aws identity": {"reconciler", create(gitRepo("https://git.example.com/blue/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "azure" })), "LL005"},
+		ownGit:                                       {as: "reconciler", do: create(gitRepo("https://git.example.com/blue/app"))},
+		"git repository outside allowedSources":      {as: "reconciler", do: create(gitRepo("https://github.com/attacker/app")), want: "LL008", near: ownGit},
+		"oci repository in allowedSources":           {as: "reconciler", do: create(ociRepo("oci://registry.example.com/blue/app"))},
+		"oci repository outside allowedSources":      {as: "reconciler", do: create(ociRepo("oci://evil.example.com/app")), want: "LL008", near: "oci repository in allowedSources"},
+		"helm repository in allowedSources":          {as: "reconciler", do: create(helmRepo("https://charts.example.com/blue"))},
+		"helm repository outside allowedSources":     {as: "reconciler", do: create(helmRepo("https://evil.example.com/charts")), want: "LL008", near: "helm repository in allowedSources"},
+		"bucket source":                              {as: "reconciler", do: create(&sourcev1.Bucket{ObjectMeta: blueMeta("bucket"), Spec: sourcev1.BucketSpec{Endpoint: "minio.example.com", BucketName: "red", Interval: minute}}), want: "LL008", near: ownGit},
+		"git repository fetched with azure identity": {as: "reconciler", do: create(gitRepo("https://git.example.com/blue/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "azure" })), want: "LL005", near: ownGit},
 
 		// Notifications and image automation.
-		"receiver for its own repository":      {"reconciler", create(receiver("blue-apps")), ""},
-		"receiver for another tenant's source": {"reconciler", create(receiver("red-apps")), "LL006"},
-		"alert on another tenant's objects":    {"reconciler", create(alert("red-apps")), "LL006"},
-		"alert on its own objects":             {"reconciler", create(alert("blue-jobs")), ""},
-		"image automation pushing another tenant's repo": {"reconciler", create(&imageautov1.ImageUpdateAutomation{ObjectMeta: blueMeta("auto"), Spec: imageautov1.ImageUpdateAutomationSpec{
-			SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app", Namespace: "red-apps"}, Interval: minute,
-		}}), "LL007"},
+		ownReceiver:                            {as: "reconciler", do: create(receiver("blue-apps"))},
+		"receiver for another tenant's source": {as: "reconciler", do: create(receiver("red-apps")), want: "LL006", near: ownReceiver},
+		"alert on another tenant's objects":    {as: "reconciler", do: create(alert("red-apps")), want: "LL006", near: ownAlert},
+		ownAlert:                               {as: "reconciler", do: create(alert("blue-jobs"))},
+		"image automation pushing another tenant's repo": {as: "reconciler", do: create(imageAutomation("red-apps")), want: "LL007", near: "image automation pushing its own repo"},
+		"image automation pushing its own repo":          {as: "reconciler", do: create(imageAutomation("blue-apps"))},
 
-		// Namespaces.
-		"relabel its namespace to another tenant": {"owner", mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), denyByRBAC},
-		"remove pod-security enforcement":         {"owner", mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), denyByRBAC},
-		"weaken pod-security to privileged":       {"reconciler", mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), denyByRBAC},
-		"namespace without the prefix":            {"reconciler", create(labelledNamespace("preview", "blue")), "LL009"},
-		"namespace labelled for another tenant":   {"reconciler", create(labelledNamespace("blue-spy", "red")), "LL009"},
-		"delete a platform-assigned namespace":    {"owner", remove(ns("blue-jobs")), denyByRBAC},
-		"delete another tenant's namespace":       {"owner", remove(ns("red-apps")), denyByRBAC},
+		// Namespaces. Tenants hold no update or delete on their assigned
+		// namespaces, so RBAC refuses these first.
+		ownNs:     {as: "reconciler", do: create(labelledNamespace("blue-three", "blue"))},
+		dropOwnNs: {as: "owner", do: remove(ns("blue-two"))},
+		"relabel its namespace to another tenant": {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"remove pod-security enforcement":         {as: "leaky", do: mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"weaken pod-security to privileged":       {as: "leaky", do: mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), want: "LL009", near: dropOwnNs, rbacFirst: "reconciler"},
+		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: "LL009", near: ownNs},
+		"namespace labelled for another tenant":   {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},
+		"namespace over the self-service limit":   {as: "green", do: create(labelledNamespace("green-two", "green")), want: "LL009", near: ownNs},
+		"delete a platform-assigned namespace":    {as: "leaky", do: remove(ns("blue-jobs")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"delete another tenant's namespace":       {as: "leaky", do: remove(ns("red-apps")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 
 		// Guard rails Landlord manages.
-		"edit the managed NetworkPolicy": {"owner", mutate(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("landlord-isolation")}, func(o client.Object) {
+		"edit the managed NetworkPolicy": {as: "owner", do: mutate(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("landlord-isolation")}, func(o client.Object) {
 			o.(*networkingv1.NetworkPolicy).Spec.Ingress = []networkingv1.NetworkPolicyIngressRule{{}}
-		}), "LL010"},
-		"delete the managed NetworkPolicy":     {"owner", remove(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("landlord-isolation")}), "LL010"},
-		"own NetworkPolicy":                    {"owner", create(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("web"), Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{"Ingress"}}}), ""},
-		"update the ResourceQuota":             {"owner", mutate(&corev1.ResourceQuota{ObjectMeta: blueMeta("landlord-quota")}, func(client.Object) {}), denyByRBAC},
-		"delete the ResourceQuota":             {"reconciler", remove(&corev1.ResourceQuota{ObjectMeta: blueMeta("landlord-quota")}), denyByRBAC},
-		"delete the reconciler RoleBinding":    {"owner", remove(&rbacv1.RoleBinding{ObjectMeta: blueMeta("landlord-reconciler")}), "LL010"},
-		"edit the tenant variables":            {"reconciler", mutate(&corev1.ConfigMap{ObjectMeta: blueMeta("tenant-vars")}, func(o client.Object) { o.(*corev1.ConfigMap).Data["TENANT_NAME"] = "red" }), "LL010"},
-		"delete the reconciler ServiceAccount": {"owner", remove(&corev1.ServiceAccount{ObjectMeta: blueMeta("blue")}), "LL010"},
+		}), want: "LL010", near: ownPolicy},
+		"delete the managed NetworkPolicy": {as: "owner", do: remove(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("landlord-isolation")}), want: "LL010", near: ownPolicy},
+		ownPolicy:                          {as: "owner", do: create(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("web"), Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{"Ingress"}}})},
+		"update the ResourceQuota":         {as: "leaky", do: mutate(&corev1.ResourceQuota{ObjectMeta: blueMeta("landlord-quota")}, func(client.Object) {}), want: "LL010", near: ownQuota, rbacFirst: "owner"},
+		"delete the ResourceQuota":         {as: "leaky", do: remove(&corev1.ResourceQuota{ObjectMeta: blueMeta("landlord-quota")}), want: "LL010", near: ownQuota, rbacFirst: "reconciler"},
+		// A tenant's own quota can only lower its allowance.
+		ownQuota:                               {as: "leaky", do: create(&corev1.ResourceQuota{ObjectMeta: blueMeta("jobs"), Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("2")}}})},
+		"delete the reconciler RoleBinding":    {as: "owner", do: remove(&rbacv1.RoleBinding{ObjectMeta: blueMeta("landlord-reconciler")}), want: "LL010", near: ownBinding},
+		"edit the tenant variables":            {as: "reconciler", do: mutate(&corev1.ConfigMap{ObjectMeta: blueMeta("tenant-vars")}, func(o client.Object) { o.(*corev1.ConfigMap).Data["TENANT_NAME"] = "red" }), want: "LL010", near: ownConfig},
+		"delete the reconciler ServiceAccount": {as: "owner", do: remove(&corev1.ServiceAccount{ObjectMeta: blueMeta("blue")}), want: "LL010", near: ownSA},
+		ownSA:                                  {as: "owner", do: create(&corev1.ServiceAccount{ObjectMeta: blueMeta("ci")})},
 
-		// RBAC inside the namespace.
-		"bind its own service account":          {"reconciler", create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-jobs"})), ""},
-		"bind another tenant's service account": {"reconciler", create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "ServiceAccount", Name: "red", Namespace: "red-apps"})), "LL011"},
-		"bind every service account":            {"reconciler", create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "Group", Name: "system:serviceaccounts", APIGroup: rbacv1.GroupName})), "LL011"},
-		"bind a platform cluster role":          {"owner", create(roleBinding("system:controller:namespace-controller", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), denyByRBAC},
-		"create a ClusterRoleBinding":           {"reconciler", create(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "blue-escape"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "blue", Namespace: "blue-apps"}}}), denyByRBAC},
+		// RBAC inside the namespace, and outside.
+		ownBinding:                              {as: "reconciler", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-jobs"}))},
+		"bind another tenant's service account": {as: "reconciler", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "ServiceAccount", Name: "red", Namespace: "red-apps"})), want: "LL011", near: ownBinding},
+		"bind every service account":            {as: "reconciler", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "Group", Name: "system:serviceaccounts", APIGroup: rbacv1.GroupName})), want: "LL011", near: ownBinding},
+		"bind a platform cluster role":          {as: "leaky", do: create(roleBinding("system:controller:namespace-controller", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), want: "LL015", near: ownBinding, rbacFirst: "owner"},
+		"bind a platform role it holds":         {as: "owner", do: create(roleBinding("pod-reader", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), want: "LL015", near: ownBinding},
+		"create a ClusterRoleBinding": {as: "leaky", do: create(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "blue-escape"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "blue", Namespace: "blue-apps"}}}),
+			want: "LL014", near: ownNs, rbacFirst: "reconciler"},
+		"create a ClusterRole": {as: "leaky", do: create(&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "blue-escape"}}), want: "LL014", near: ownNs, rbacFirst: "owner"},
 
 		// Workloads and services.
-		"deployment as its own service account": {"reconciler", create(deployment("app")), ""},
-		"deployment without resource limits": {"reconciler", create(deployment("app", func(d *appsv1.Deployment) {
+		ownApp: {as: "reconciler", do: create(deployment("app"))},
+		"deployment without resource limits": {as: "reconciler", do: create(deployment("app", func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{}
-		})), "LL016"},
-		"bind a platform role it holds":        {"owner", create(roleBinding("pod-reader", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), "LL015"},
-		"deployment running as the reconciler": {"reconciler", create(deployment("blue")), "LL012"},
-		"own opaque secret":                    {"owner", create(&corev1.Secret{ObjectMeta: blueMeta("db"), StringData: map[string]string{"password": "x"}}), ""},
-		"own config map":                       {"reconciler", create(&corev1.ConfigMap{ObjectMeta: blueMeta("settings"), Data: map[string]string{"LEVEL": "debug"}}), ""},
-		"token secret for the reconciler":      {"owner", create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "blue-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "blue"}}, Type: corev1.SecretTypeServiceAccountToken}), "LL012"},
-		"ClusterIP service":                    {"reconciler", create(service(corev1.ServiceTypeClusterIP, nil)), ""},
-		"NodePort service":                     {"reconciler", create(service(corev1.ServiceTypeNodePort, nil)), "LL013"},
-		"LoadBalancer service":                 {"reconciler", create(service(corev1.ServiceTypeLoadBalancer, nil)), "LL013"},
-		"service capturing external IPs":       {"reconciler", create(service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})), "LL017"},
+		})), want: "LL016", near: ownApp},
+		"deployment running as the reconciler": {as: "reconciler", do: create(deployment("blue")), want: "LL012", near: ownApp},
+		"pod running as the reconciler":        {as: "owner", do: create(pod("blue")), want: "LL012", near: "pod as its own service account"},
+		"pod as its own service account":       {as: "owner", do: create(pod("default"))},
+		ownSecret:                              {as: "owner", do: create(&corev1.Secret{ObjectMeta: blueMeta("db"), StringData: map[string]string{"password": "x"}})},
+		ownConfig:                              {as: "reconciler", do: create(&corev1.ConfigMap{ObjectMeta: blueMeta("settings"), Data: map[string]string{"LEVEL": "debug"}})},
+		"token secret for the reconciler":      {as: "owner", do: create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "blue-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "blue"}}, Type: corev1.SecretTypeServiceAccountToken}), want: "LL012", near: ownSecret},
+		ownService:                             {as: "reconciler", do: create(service(corev1.ServiceTypeClusterIP, nil))},
+		"NodePort service":                     {as: "reconciler", do: create(service(corev1.ServiceTypeNodePort, nil)), want: "LL013", near: ownService},
+		"LoadBalancer service":                 {as: "reconciler", do: create(service(corev1.ServiceTypeLoadBalancer, nil)), want: "LL013", near: ownService},
+		"service capturing external IPs":       {as: "reconciler", do: create(service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})), want: "LL017", near: ownService},
 	}
 
 	identities := map[string]client.Client{
 		"reconciler": impersonate("system:serviceaccount:blue-apps:blue"),
 		"owner":      impersonate("alice", "blue-team", "system:authenticated"),
+		"leaky":      impersonate("mallory", "blue-team", "system:authenticated"),
+		"green":      impersonate("system:serviceaccount:green-apps:green"),
 	}
-	// Blue uses up its two self-service namespaces for real; a third is over.
-	for _, name := range []string{"blue-one", "blue-two"} {
-		if err := identities["reconciler"].Create(ctx, labelledNamespace(name, "blue")); err != nil {
+	leak := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "platform-mistake"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "mallory", APIGroup: rbacv1.GroupName}},
+	}
+	if err := k8s.Create(ctx, leak); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, leak) })
+	// Blue has two of its three self-service namespaces, green its only one.
+	for name, as := range map[string]string{"blue-one": "reconciler", "blue-two": "reconciler", "green-one": "green"} {
+		tenant, _, _ := strings.Cut(name, "-")
+		if err := identities[as].Create(ctx, labelledNamespace(name, tenant)); err != nil {
 			t.Fatalf("self-service namespace %s: %v", name, err)
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, ns(name)) })
@@ -187,29 +244,32 @@ func TestAttackSuite(t *testing.T) {
 	eventually(t, 30*time.Second, func() error { // adopted: the tenant may delete it
 		return k8s.Get(ctx, client.ObjectKey{Namespace: "blue-two", Name: "landlord-self-service"}, &rbacv1.RoleBinding{})
 	})
-	attacks["namespace over the self-service limit"] = attack{"reconciler", create(labelledNamespace("blue-three", "blue")), "LL009"}
-	attacks["delete its own self-service namespace"] = attack{"owner", remove(ns("blue-two")), ""}
+
 	denials := 0
 	for name, a := range attacks {
 		if a.want != "" {
 			denials++
+			if n, ok := attacks[a.near]; !ok || n.want != "" {
+				t.Errorf("%s: neighbour %q is not a legitimate request of the table", name, a.near)
+			}
 		}
 		t.Run(name, func(t *testing.T) {
+			if a.rbacFirst != "" {
+				err := a.do(identities[a.rbacFirst])
+				if !apierrors.IsForbidden(err) || strings.Contains(err.Error(), "LL0") {
+					t.Errorf("as %s: got %v, want Forbidden by RBAC before admission", a.rbacFirst, err)
+				}
+			}
 			err := a.do(identities[a.as])
-			switch a.want {
-			case "":
+			if a.want == "" {
 				if err != nil {
 					t.Errorf("legitimate request refused: %v", err)
 				}
-			case denyByRBAC:
-				if !apierrors.IsForbidden(err) || strings.Contains(err.Error(), "LL0") {
-					t.Errorf("got %v, want Forbidden by RBAC", err)
-				}
-			default:
-				status := &apierrors.StatusError{}
-				if !errors.As(err, &status) || status.ErrStatus.Code != 403 || !strings.Contains(err.Error(), a.want+":") {
-					t.Errorf("got %v, want a denial by %s", err, a.want)
-				}
+				return
+			}
+			status := &apierrors.StatusError{}
+			if !errors.As(err, &status) || status.ErrStatus.Code != 403 || !strings.Contains(err.Error(), a.want+":") {
+				t.Errorf("got %v, want a denial by %s", err, a.want)
 			}
 		})
 	}
@@ -227,9 +287,9 @@ func attackTenants(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "blue"},
 		Spec: v1alpha1.TenantSpec{
 			Namespaces:       []v1alpha1.TenantNamespace{{Name: "blue-apps"}, {Name: "blue-jobs"}},
-			SelfService:      &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 2},
+			SelfService:      &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 3},
 			Owners:           []v1alpha1.Owner{{Kind: "Group", Name: "blue-team"}},
-			AllowedSources:   []string{"https://git.example.com/blue/*"},
+			AllowedSources:   []string{"https://git.example.com/blue/*", "oci://registry.example.com/blue/*", "https://charts.example.com/blue"},
 			Quota:            &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
 			RequireResources: true,
 		},
@@ -248,14 +308,21 @@ func attackTenants(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "red"},
 		Spec:       v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "red-apps"}}},
 	}
-	for _, tenant := range []*v1alpha1.Tenant{blue, red} {
+	green := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: "green"},
+		Spec: v1alpha1.TenantSpec{
+			Namespaces:  []v1alpha1.TenantNamespace{{Name: "green-apps"}},
+			SelfService: &v1alpha1.SelfService{Prefix: "green-", MaxNamespaces: 1},
+		},
+	}
+	for _, tenant := range []*v1alpha1.Tenant{blue, red, green} {
 		if err := k8s.Create(ctx, tenant); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
 	}
 	eventually(t, 60*time.Second, func() error {
-		for _, name := range []string{"blue", "red"} {
+		for _, name := range []string{"blue", "red", "green"} {
 			tenant := &v1alpha1.Tenant{}
 			if err := k8s.Get(ctx, client.ObjectKey{Name: name}, tenant); err != nil {
 				return err
@@ -306,8 +373,8 @@ func gitRepo(url string, edit ...func(*sourcev1.GitRepository)) *sourcev1.GitRep
 func receiver(ns string) *notificationv1.Receiver {
 	return &notificationv1.Receiver{ObjectMeta: blueMeta("hook"), Spec: notificationv1.ReceiverSpec{
 		Type:      "github",
-		SecretRef: &fluxmeta.LocalObjectReference{Name: "hook-token"},
-		Resources: []notificationv1.ReceiverResource{{CrossNamespaceObjectReference: notificationv1.CrossNamespaceObjectReference{Kind: "GitRepository", Name: "app", Namespace: ns}}},
+		SecretRef: fluxmeta.LocalObjectReference{Name: "hook-token"},
+		Resources: []notificationv1.CrossNamespaceObjectReference{{Kind: "GitRepository", Name: "app", Namespace: ns}},
 	}}
 }
 
@@ -316,6 +383,35 @@ func alert(ns string) *notificationv1beta3.Alert {
 		ProviderRef:  fluxmeta.LocalObjectReference{Name: "slack"},
 		EventSources: []notificationv1.CrossNamespaceObjectReference{{Kind: "Kustomization", Name: "*", Namespace: ns}},
 	}}
+}
+
+func ociRepo(url string) *sourcev1.OCIRepository {
+	return &sourcev1.OCIRepository{ObjectMeta: blueMeta("oci"), Spec: sourcev1.OCIRepositorySpec{URL: url, Interval: minute}}
+}
+
+func helmRepo(url string) *sourcev1.HelmRepository {
+	return &sourcev1.HelmRepository{ObjectMeta: blueMeta("charts"), Spec: sourcev1.HelmRepositorySpec{URL: url, Interval: minute}}
+}
+
+func imageAutomation(sourceNamespace string) *imageautov1.ImageUpdateAutomation {
+	return &imageautov1.ImageUpdateAutomation{ObjectMeta: blueMeta("auto"), Spec: imageautov1.ImageUpdateAutomationSpec{
+		SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app", Namespace: sourceNamespace}, Interval: minute,
+	}}
+}
+
+// pod is a pod the namespace's restricted Pod Security level admits, so
+// that only the guard judges it.
+func pod(serviceAccount string) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: blueMeta("debug"), Spec: deployment(serviceAccount).Spec.Template.Spec}
+	p.Spec.SecurityContext = &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	p.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+	return p
 }
 
 func labelledNamespace(name, tenant string) *corev1.Namespace {

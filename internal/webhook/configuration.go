@@ -21,8 +21,11 @@ import (
 // Name of both webhook configurations, and of the server's paths.
 const (
 	ConfigurationName = "landlord"
-	ValidatePath      = "/validate"
-	MutatePath        = "/mutate"
+	// DefaultServiceName is the Service in front of the controller's
+	// webhook server in cluster.
+	DefaultServiceName = "landlord-webhook"
+	ValidatePath       = "/validate"
+	MutatePath         = "/mutate"
 	// fieldOwner is the controller's one server-side apply manager.
 	fieldOwner = "landlord"
 )
@@ -63,6 +66,26 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				// Platform identities never wait on the webhook for a namespace.
 				MatchConditions:         platformExemptions(),
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          ptr.To[int32](5),
+				AdmissionReviewVersions: []string{"v1"},
+			},
+			{
+				// A second wall behind RBAC, which grants tenants no other
+				// cluster-scoped write: it ignores failures, so that the
+				// platform's cluster-wide writes never wait on Landlord.
+				Name:         "cluster.landlord.dev",
+				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
+				Rules: []admissionregistrationv1.RuleWithOperations{
+					rule(allOperations, admissionregistrationv1.ClusterScope, "*", "*"),
+				},
+				MatchConditions: append(platformExemptions(),
+					admissionregistrationv1.MatchCondition{Name: "not-namespaces", Expression: `!(request.resource.group == "" && request.resource.resource == "namespaces")`},
+					// Access and token reviews persist nothing and answer `kubectl auth can-i`.
+					admissionregistrationv1.MatchCondition{Name: "not-reviews", Expression: `!(request.resource.group in ["authorization.k8s.io", "authentication.k8s.io"])`},
+					admissionregistrationv1.MatchCondition{Name: "not-kubernetes-components", Expression: `!request.userInfo.username.startsWith("system:") || request.userInfo.username.startsWith("system:serviceaccount:")`},
+				),
+				FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          ptr.To[int32](5),
 				AdmissionReviewVersions: []string{"v1"},

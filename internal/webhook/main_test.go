@@ -2,7 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -32,8 +31,6 @@ var (
 	hooks webhook.Options
 	// gate stands between the apiserver and the webhook server.
 	gate *proxy
-
-	update = flag.Bool("update", false, "rewrite config/webhook/webhooks.yaml")
 )
 
 // TestMain runs one control plane and one Landlord manager, as its service

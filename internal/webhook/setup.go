@@ -49,7 +49,7 @@ type Options struct {
 
 func (o *Options) setDefaults() {
 	if o.ServiceName == "" {
-		o.ServiceName = "landlord-webhook"
+		o.ServiceName = DefaultServiceName
 	}
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")

@@ -42,7 +42,9 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	if preq.Object == nil && preq.OldObject == nil {
+	// A namespaced kind the rules do not know is not theirs to judge; a
+	// cluster-scoped one is, whatever its kind (LL014).
+	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" {
 		return admission.Allowed("")
 	}
 	errs := policy.Evaluate(preq, v.tenants)
