@@ -1,12 +1,95 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
 
 func newTenantCommand(kube kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tenant",
 		Short: "Create, list, inspect and delete tenants",
 	}
-	cmd.AddCommand(newTenantCreateCommand(runTenantCreate))
+	cmd.AddCommand(
+		newTenantCreateCommand(kube, runTenantCreate),
+		newTenantListCommand(kube, runTenantList),
+		newTenantGetCommand(kube, runTenantGet),
+		newTenantDeleteCommand(kube, runTenantDelete),
+	)
 	return cmd
+}
+
+// defaultWaitTimeout bounds --wait, as flux's --timeout does.
+const defaultWaitTimeout = 5 * time.Minute
+
+// pollInterval is how often --wait reads the Tenant again.
+const pollInterval = 500 * time.Millisecond
+
+// tenantError turns the API errors every tenant command may meet into what
+// to do about them.
+func tenantError(err error, name string) error {
+	switch {
+	case apierrors.IsNotFound(err) && name != "":
+		return fmt.Errorf("tenant %s not found: 'landlord tenant list' shows the tenants", name)
+	case apimeta.IsNoMatchError(err):
+		return fmt.Errorf("the cluster has no Tenant API: install Landlord first (%w)", err)
+	}
+	return err
+}
+
+// checkOutput refuses a bad -o before the cluster is asked anything.
+func checkOutput(format string) error {
+	if !slices.Contains(outputFormats, format) {
+		return fmt.Errorf("--output %q: want one of %s", format, strings.Join(outputFormats, ", "))
+	}
+	return nil
+}
+
+// waitTenant reads the Tenant every pollInterval and hands it to check,
+// nil once it is gone, until check reports done or fails. check returns a
+// progress line; each change of it is printed to progress. After timeout
+// the error names the flag and carries the last line.
+func waitTenant(ctx context.Context, c client.Client, name string, timeout time.Duration, progress io.Writer,
+	check func(ctx context.Context, t *v1alpha1.Tenant) (line string, done bool, err error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	last := ""
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+		t := &v1alpha1.Tenant{}
+		err := c.Get(ctx, client.ObjectKey{Name: name}, t)
+		switch {
+		case apierrors.IsNotFound(err):
+			t = nil
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
+			return false, tenantError(err, name)
+		}
+		line, done, err := check(ctx, t)
+		if line != last && line != "" {
+			fmt.Fprintf(progress, "  %s\n", line)
+			last = line
+		}
+		return done, err
+	})
+	switch {
+	case err == nil || ctx.Err() == nil:
+		return err
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("tenant/%s: gave up after --timeout %s; last: %s", name, timeout, last)
+	}
+	return fmt.Errorf("tenant/%s: stopped waiting (%w); last: %s", name, ctx.Err(), last)
 }

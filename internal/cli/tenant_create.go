@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -16,6 +23,7 @@ import (
 )
 
 type tenantCreateOptions struct {
+	kube        kubeFlags
 	name        string
 	namespaces  []string
 	gitURL      string
@@ -31,14 +39,30 @@ type tenantCreateOptions struct {
 	export      bool
 	fleet       string
 	render      bool
+	// Live apply only.
+	forceConflicts bool
+	wait           bool
+	timeout        time.Duration
+	timeoutSet     bool
 }
 
-func newTenantCreateCommand(run func(*cobra.Command, tenantCreateOptions) error) *cobra.Command {
-	opts := tenantCreateOptions{}
+// cliFieldOwner is the field manager of what the CLI applies.
+const cliFieldOwner = "landlord-cli"
+
+func newTenantCreateCommand(kube kubeFlags, run func(*cobra.Command, tenantCreateOptions) error) *cobra.Command {
+	opts := tenantCreateOptions{kube: kube}
 	cmd := &cobra.Command{
 		Use:   "create NAME",
-		Short: "Create a tenant as YAML for a fleet repository",
+		Short: "Create a tenant in the cluster or as YAML for a fleet repository",
 		Long: `Create a Tenant from flags.
+
+Without --export or --render the Tenant is applied to the cluster with
+server-side apply, field manager landlord-cli, as 'kubectl apply
+--server-side' would: running it again with other flags updates the Tenant.
+Fields another manager set to other values, such as Flux applying the Tenant
+from a fleet repository, are a conflict and nothing changes, unless
+--force-conflicts takes them over. --wait then waits until the Tenant is
+Ready, printing each change of its Ready condition.
 
 --export prints the Tenant, or with --fleet DIR writes it into a fleet
 repository scaffolded by 'landlord init fleet': tenants/base/NAME/tenant.yaml,
@@ -47,6 +71,9 @@ tenants/<cluster> setting the path of the tenant's repository that cluster
 syncs. --render prints the plain objects the Landlord controller would
 create, for clusters without it.`,
 		Example: `  landlord tenant create dev-team --namespace apps,apps-jobs \
+    --git-url https://git.example.com/org/dev-team --branch main --wait
+
+  landlord tenant create dev-team --namespace apps,apps-jobs \
     --git-url https://git.example.com/org/dev-team --branch main \
     --env staging=./staging,production=./production \
     --var CLUSTER_DOMAIN=example.com --quota requests.cpu=4,pods=50 \
@@ -54,6 +81,7 @@ create, for clusters without it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
+			opts.timeoutSet = cmd.Flags().Changed("timeout")
 			return run(cmd, opts)
 		},
 	}
@@ -72,6 +100,9 @@ create, for clusters without it.`,
 	f.BoolVar(&opts.export, "export", false, "print the Tenant as YAML, or write it into --fleet")
 	f.StringVar(&opts.fleet, "fleet", "", "fleet repository to write the Tenant into (with --export)")
 	f.BoolVar(&opts.render, "render", false, "print the objects the Tenant creates, as YAML")
+	f.BoolVar(&opts.forceConflicts, "force-conflicts", false, "take over fields another manager set to other values")
+	f.BoolVar(&opts.wait, "wait", false, "wait until the Tenant is Ready")
+	f.DurationVar(&opts.timeout, "timeout", defaultWaitTimeout, "how long --wait waits")
 	return cmd
 }
 
@@ -81,8 +112,14 @@ var gitURL = regexp.MustCompile(`^(http|https|ssh)://.+`)
 func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPath, error) {
 	var none fleet.TenantOptions
 	switch {
-	case o.export == o.render:
-		return none, nil, errors.New("set exactly one of --export (the Tenant as YAML) or --render (the objects it creates)")
+	case o.export && o.render:
+		return none, nil, errors.New("set at most one of --export (the Tenant as YAML) or --render (the objects it creates); neither applies it to the cluster")
+	case (o.export || o.render) && (o.wait || o.forceConflicts):
+		return none, nil, errors.New("--wait and --force-conflicts apply to the cluster: drop --export and --render to use them")
+	case o.timeoutSet && !o.wait:
+		return none, nil, errors.New("--timeout needs --wait")
+	case o.timeout <= 0:
+		return none, nil, fmt.Errorf("--timeout %s: must be positive", o.timeout)
 	case o.fleet != "" && !o.export:
 		return none, nil, errors.New("--fleet needs --export")
 	case len(o.envs) > 0 && o.fleet == "":
@@ -161,6 +198,8 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	switch {
+	case !opts.export && !opts.render:
+		return applyTenant(cmd, opts, t)
 	case opts.render:
 		return printRender(out, t)
 	case opts.fleet != "":
@@ -196,4 +235,91 @@ func printRender(w io.Writer, t *v1alpha1.Tenant) error {
 		}
 	}
 	return nil
+}
+
+// applyTenant server-side applies the Tenant as --export prints it, says
+// whether that created or changed it, and with --wait waits for Ready.
+func applyTenant(cmd *cobra.Command, opts tenantCreateOptions, t *v1alpha1.Tenant) error {
+	ctx := cmd.Context()
+	c, err := opts.kube.client()
+	if err != nil {
+		return err
+	}
+	before := &v1alpha1.Tenant{}
+	err = c.Get(ctx, client.ObjectKeyFromObject(t), before)
+	existed := err == nil
+	switch {
+	case err != nil && !apierrors.IsNotFound(err):
+		return tenantError(err, "")
+	case existed && !before.DeletionTimestamp.IsZero():
+		return fmt.Errorf("tenant/%s is being deleted: create it again once it is gone ('landlord tenant delete %s --wait' waits for that)", t.Name, t.Name)
+	}
+
+	// The exported YAML holds only what the flags set, so the apply owns
+	// just those fields, as when the file is applied with kubectl.
+	data, err := fleet.MarshalTenant(t)
+	if err != nil {
+		return err
+	}
+	data, err = yaml.YAMLToJSON(data)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	applyOpts := []client.ApplyOption{client.FieldOwner(cliFieldOwner)}
+	if opts.forceConflicts {
+		applyOpts = append(applyOpts, client.ForceOwnership)
+	}
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOpts...); err != nil {
+		if apierrors.IsConflict(err) {
+			return fmt.Errorf("tenant/%s exists with fields another manager set to other values, nothing changed; --force-conflicts takes them over: %w", t.Name, err)
+		}
+		return tenantError(err, "")
+	}
+
+	after := &v1alpha1.Tenant{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(t), after); err != nil {
+		return tenantError(err, t.Name)
+	}
+	verb := "created"
+	if existed {
+		verb = "configured"
+		if after.ResourceVersion == before.ResourceVersion {
+			verb = "unchanged"
+		}
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "tenant/%s %s\n", t.Name, verb)
+	if !opts.wait {
+		return nil
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "waiting for tenant/%s to be Ready (--timeout %s)\n", t.Name, opts.timeout)
+	if err := waitTenant(ctx, c, t.Name, opts.timeout, cmd.ErrOrStderr(), readyProgress(t.Name)); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "tenant/%s is Ready\n", t.Name)
+	return nil
+}
+
+// readyProgress reports the Ready condition of the Tenant's latest
+// generation; Stalled there ends the wait, as it needs a spec change.
+func readyProgress(name string) func(context.Context, *v1alpha1.Tenant) (string, bool, error) {
+	return func(_ context.Context, t *v1alpha1.Tenant) (string, bool, error) {
+		if t == nil {
+			return "", false, fmt.Errorf("tenant/%s was deleted while waiting for it to be Ready", name)
+		}
+		if stalled := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.StalledCondition); stalled != nil &&
+			stalled.Status == metav1.ConditionTrue && stalled.ObservedGeneration == t.Generation {
+			return "", false, fmt.Errorf("tenant/%s is stalled until its spec changes: %s: %s", name, stalled.Reason, stalled.Message)
+		}
+		ready := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReadyCondition)
+		if ready == nil || ready.ObservedGeneration != t.Generation {
+			return fmt.Sprintf("Ready=Unknown: waiting for the Landlord controller to reconcile generation %d", t.Generation), false, nil
+		}
+		line := fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+		return line, ready.Status == metav1.ConditionTrue, nil
+	}
 }
