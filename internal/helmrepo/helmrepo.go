@@ -1,0 +1,114 @@
+// Package helmrepo serves a Helm chart repository over HTTP: charts packaged
+// from their directories at run time, listed in an index.yaml.
+package helmrepo
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/repo"
+)
+
+// Server serves the chart archives in its directory and their index.
+type Server struct {
+	dir string
+
+	mu        sync.Mutex
+	url       string
+	srv       *http.Server
+	serveDone chan error
+}
+
+// New returns a server for the repository in dir, created if missing.
+func New(dir string) (*Server, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create chart repository directory: %w", err)
+	}
+	return &Server{dir: dir}, nil
+}
+
+// AddChart packages the chart in chartDir into the repository and rewrites
+// the index, returning the chart's name and version. Charts can be added
+// before or while serving.
+func (s *Server) AddChart(chartDir string) (name, version string, err error) {
+	chart, err := loader.LoadDir(chartDir)
+	if err != nil {
+		return "", "", fmt.Errorf("load chart %s: %w", chartDir, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := chartutil.Save(chart, s.dir); err != nil {
+		return "", "", fmt.Errorf("package chart %s: %w", chartDir, err)
+	}
+	// Relative URLs: clients resolve them against the repository's URL,
+	// whichever address they reach it by.
+	index, err := repo.IndexDirectory(s.dir, "")
+	if err != nil {
+		return "", "", fmt.Errorf("index %s: %w", s.dir, err)
+	}
+	index.SortEntries()
+	// Written aside and renamed, so a client never reads half an index.
+	tmp := filepath.Join(s.dir, ".index.yaml")
+	if err := index.WriteFile(tmp, 0o644); err != nil {
+		return "", "", fmt.Errorf("write index: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, "index.yaml")); err != nil {
+		return "", "", fmt.Errorf("write index: %w", err)
+	}
+	return chart.Name(), chart.Metadata.Version, nil
+}
+
+// Serve listens on a free loopback port and returns the repository's URL.
+func (s *Server) Serve() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		return "", errors.New("chart repository already serving")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	s.url = "http://" + l.Addr().String()
+	s.srv = &http.Server{
+		Handler:  http.FileServer(http.Dir(s.dir)),
+		ErrorLog: log.New(os.Stderr, "helmrepo: ", 0),
+	}
+	s.serveDone = make(chan error, 1)
+	go func() { s.serveDone <- s.srv.Serve(l) }()
+	return s.url, nil
+}
+
+// URL returns the repository's URL given by Serve.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Close stops serving; the archives and index stay in the directory.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		return nil
+	}
+	err := s.srv.Close()
+	if serveErr := <-s.serveDone; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	s.srv = nil
+	return err
+}
