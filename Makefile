@@ -3,6 +3,7 @@
 SHELL := /usr/bin/env bash
 BIN := $(CURDIR)/bin
 TOOLS_MOD := hack/tools/go.mod hack/tools/go.sum
+FLUX_MOD := hack/tools/flux/go.mod hack/tools/flux/go.sum
 CONTROLLER_GEN := $(BIN)/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
@@ -32,6 +33,18 @@ $(BIN)/kube-controller-manager: $(TOOLS_MOD)
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	go build -C hack/tools -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 
+## flux-tools: build the Flux controllers from hack/tools/flux pins
+.PHONY: flux-tools
+flux-tools: $(BIN)/source-controller $(BIN)/kustomize-controller $(BIN)/helm-controller
+
+# A module of their own, so the k8s.io replaces in hack/tools do not reach them.
+$(BIN)/source-controller: $(FLUX_MOD)
+	go build -C hack/tools/flux -o $@ github.com/fluxcd/source-controller
+$(BIN)/kustomize-controller: $(FLUX_MOD)
+	go build -C hack/tools/flux -o $@ github.com/fluxcd/kustomize-controller
+$(BIN)/helm-controller: $(FLUX_MOD)
+	go build -C hack/tools/flux -o $@ github.com/fluxcd/helm-controller
+
 ## generate: deepcopy, CRDs, RBAC and the Flux CRDs
 .PHONY: generate
 generate: $(CONTROLLER_GEN)
@@ -49,7 +62,7 @@ build:
 
 ## test: every test, on the real control plane
 .PHONY: test
-test: tools
+test: tools flux-tools
 	go test $(GO_TEST_FLAGS) ./...
 
 ## demo: the local environment with a sample tenant
