@@ -1,6 +1,6 @@
 // Package config embeds the manifests Landlord installs: its own CRD, the
-// controller's ClusterRole and the Flux CRDs generated from the pinned Flux
-// API modules.
+// controller's ClusterRole, the Flux CRDs generated from the pinned Flux
+// API modules, and the kustomize tree of the whole install.
 package config
 
 import (
@@ -14,11 +14,19 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
 //go:embed crd/bases/*.yaml flux/crd/*.yaml rbac/role.yaml
 var manifests embed.FS
+
+// installTree is every directory config/default takes in, so that the
+// binary builds the install without the repository at hand.
+//
+//go:embed default crd manager rbac webhook
+var installTree embed.FS
 
 // ControllerRoles are the least-privilege ClusterRole and namespaced Role
 // of landlord-controller, generated from the RBAC markers.
@@ -65,4 +73,43 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		}
 	}
 	return crds, nil
+}
+
+// Install builds config/default with kustomize from the embedded tree: the
+// CRD, RBAC, controller Deployment, webhook Service and configurations, in
+// kustomize's order (namespaces and CRDs first, webhook configurations last).
+func Install() ([]*unstructured.Unstructured, error) {
+	mem := filesys.MakeFsInMemory()
+	err := fs.WalkDir(installTree, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := installTree.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return mem.WriteFile("/"+path, data)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("copying the embedded install tree: %w", err)
+	}
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(mem, "/default")
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build config/default: %w", err)
+	}
+	objects := make([]*unstructured.Unstructured, 0, len(resources.Resources()))
+	for _, res := range resources.Resources() {
+		// Through JSON, for int64 numbers: kustomize's maps hold ints,
+		// which unstructured objects cannot deep-copy.
+		data, err := res.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("config/default: %s: %w", res.CurId(), err)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(data); err != nil {
+			return nil, fmt.Errorf("config/default: %s: %w", res.CurId(), err)
+		}
+		objects = append(objects, obj)
+	}
+	return objects, nil
 }

@@ -1,7 +1,10 @@
 package config_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 
@@ -70,6 +73,31 @@ func TestFluxCRDsMatchTheEmbeddedOnes(t *testing.T) {
 	}
 	if len(built) > 0 {
 		t.Errorf("config/flux lists CRDs that are not generated: %v", built)
+	}
+}
+
+// TestInstallIsConfigDefault keeps the embedded tree, which the landlord
+// binary installs from, the same as config/default on disk.
+func TestInstallIsConfigDefault(t *testing.T) {
+	embedded, err := config.Install()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk := build(t, "default")
+	if len(embedded) != len(onDisk) {
+		t.Fatalf("the embedded install has %d objects, config/default %d", len(embedded), len(onDisk))
+	}
+	for i := range onDisk {
+		// As JSON: kustomize's maps hold ints where unstructured has int64.
+		a, errA := json.Marshal(embedded[i].Object)
+		b, errB := json.Marshal(onDisk[i].Object)
+		if err := errors.Join(errA, errB); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("object %d: embedded %s %s, config/default has %s %s or a different spec",
+				i, embedded[i].GetKind(), embedded[i].GetName(), onDisk[i].GetKind(), onDisk[i].GetName())
+		}
 	}
 }
 

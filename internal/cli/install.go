@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/install"
+)
+
+type installOptions struct {
+	kube         kubeFlags
+	fluxLockdown bool
+	export       bool
+	wait         bool
+	timeout      time.Duration
+	timeoutSet   bool
+}
+
+func newInstallCommand(kube kubeFlags) *cobra.Command {
+	opts := installOptions{kube: kube}
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install Landlord into a cluster, or print its manifests",
+		Long: `Install Landlord: its CRD, least-privilege RBAC, the controller Deployment,
+the webhook Service and the admission webhook configurations, as
+config/default builds them (embedded in this binary). Objects are applied
+with server-side apply, field manager ` + install.FieldOwner + `; running it
+again changes nothing.
+
+--export prints the manifests instead, for a fleet repository's
+infrastructure/landlord directory.
+
+--flux-lockdown also locks Flux's controllers in flux-system down for
+multi-tenancy: --no-cross-namespace-refs=true on kustomize, helm,
+notification and image controllers, --no-remote-bases=true on
+kustomize-controller, --default-service-account=default on kustomize and
+helm controllers. A Flux that manages itself (flux bootstrap) reverts such
+a change on its next sync: put infrastructure/flux-lockdown, written by
+'landlord init fleet', into its flux-system kustomization.yaml as well.
+
+--wait waits until the CRD is established, the controller Deployment is
+available and the webhook configurations have a CA bundle, printing each
+change, and fails after --timeout naming what is not ready.`,
+		Example: `  landlord install --flux-lockdown --wait
+  landlord install --export > fleet/infrastructure/landlord/install.yaml`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.timeoutSet = cmd.Flags().Changed("timeout")
+			return runInstall(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.fluxLockdown, "flux-lockdown", false, "also lock Flux's controllers in flux-system down for multi-tenancy")
+	f.BoolVar(&opts.export, "export", false, "print the manifests as YAML instead of applying them")
+	f.BoolVar(&opts.wait, "wait", false, "wait until the CRD, the controller and the webhooks are ready")
+	f.DurationVar(&opts.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	return cmd
+}
+
+func (o installOptions) validate() error {
+	switch {
+	case o.export && o.fluxLockdown:
+		return errors.New("--flux-lockdown patches a live Flux and cannot be exported: for a fleet repository use infrastructure/flux-lockdown from 'landlord init fleet'")
+	case o.export && o.wait:
+		return errors.New("--wait needs a cluster to wait on: drop it with --export")
+	case o.timeoutSet && !o.wait:
+		return errors.New("--timeout needs --wait")
+	case o.timeout <= 0:
+		return fmt.Errorf("--timeout %s: must be positive", o.timeout)
+	}
+	return nil
+}
+
+func runInstall(cmd *cobra.Command, opts installOptions) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	objects, err := config.Install()
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if opts.export {
+		return printObjects(out, objects)
+	}
+	c, err := opts.kube.client()
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	var flux *fluxInstall
+	if opts.fluxLockdown {
+		// Before anything is applied, so that a missing Flux changes nothing.
+		if flux, err = findFlux(ctx, c); err != nil {
+			return err
+		}
+	}
+	for _, obj := range objects {
+		if err := applyReporting(cmd, c, obj); err != nil {
+			return err
+		}
+	}
+	if flux != nil {
+		if err := flux.lockDown(ctx, c, out); err != nil {
+			return err
+		}
+	}
+	if opts.wait {
+		return waitInstalled(ctx, c, out, objects, opts.timeout)
+	}
+	return nil
+}
+
+// printObjects writes objects as a multi-document YAML stream.
+func printObjects(w io.Writer, objects []*unstructured.Unstructured) error {
+	for _, obj := range objects {
+		data, err := yaml.Marshal(obj.Object)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "---\n%s", data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyReporting applies one object and prints whether that created,
+// changed or left it as it was, as kubectl apply does.
+func applyReporting(cmd *cobra.Command, c client.Client, obj *unstructured.Unstructured) error {
+	ctx := cmd.Context()
+	before, err := resourceVersion(cmd, c, obj)
+	if err != nil {
+		return err
+	}
+	if err := apply.Objects(ctx, c, install.FieldOwner, obj.DeepCopy()); err != nil {
+		return err
+	}
+	after, err := resourceVersion(cmd, c, obj)
+	if err != nil {
+		return err
+	}
+	verb := "configured"
+	switch before {
+	case "":
+		verb = "created"
+	case after:
+		verb = "unchanged"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", objectName(obj), verb)
+	return nil
+}
+
+// resourceVersion of the live object, empty when there is none.
+func resourceVersion(cmd *cobra.Command, c client.Client, obj *unstructured.Unstructured) (string, error) {
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(obj.GroupVersionKind())
+	err := c.Get(cmd.Context(), client.ObjectKeyFromObject(obj), live)
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", objectName(obj), err)
+	}
+	return live.GetResourceVersion(), nil
+}
+
+// objectName is Kind namespace/name, or Kind name when cluster-scoped.
+func objectName(obj client.Object) string {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if obj.GetNamespace() == "" {
+		return kind + " " + obj.GetName()
+	}
+	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
+}

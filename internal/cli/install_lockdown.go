@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/internal/fleet"
+)
+
+// fluxLockdown is Flux's multi-tenancy lockdown per controller: the flags
+// of the infrastructure/flux-lockdown component 'landlord init fleet'
+// writes, applied here to a live Flux.
+var fluxLockdown = []struct {
+	controller string
+	flags      []string
+}{
+	{"kustomize-controller", []string{"--no-cross-namespace-refs=true", "--no-remote-bases=true", "--default-service-account=default"}},
+	{"helm-controller", []string{"--no-cross-namespace-refs=true", "--default-service-account=default"}},
+	{"notification-controller", []string{"--no-cross-namespace-refs=true"}},
+	{"image-reflector-controller", []string{"--no-cross-namespace-refs=true"}},
+	{"image-automation-controller", []string{"--no-cross-namespace-refs=true"}},
+}
+
+// fluxRequired is the controller without which Flux is not installed: it
+// is the one that applies tenants' manifests.
+const fluxRequired = "kustomize-controller"
+
+// fluxManagedLabel marks objects a Flux Kustomization applied: Flux
+// bootstrapped itself and reverts hand edits.
+const fluxManagedLabel = "kustomize.toolkit.fluxcd.io/name"
+
+// fluxInstall is what findFlux found of Flux's controllers.
+type fluxInstall struct {
+	deployments map[string]*appsv1.Deployment
+}
+
+// findFlux reads Flux's controllers, failing when Flux is not installed.
+func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
+	ns := &corev1.Namespace{}
+	err := c.Get(ctx, client.ObjectKey{Name: fleet.FluxNamespace}, ns)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("--flux-lockdown: Flux is not installed: namespace %s not found; install Flux first (flux install or flux bootstrap) or leave out --flux-lockdown", fleet.FluxNamespace)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading namespace %s: %w", fleet.FluxNamespace, err)
+	}
+	found := &fluxInstall{deployments: map[string]*appsv1.Deployment{}}
+	for _, l := range fluxLockdown {
+		d := &appsv1.Deployment{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: fleet.FluxNamespace, Name: l.controller}, d)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading Deployment %s/%s: %w", fleet.FluxNamespace, l.controller, err)
+		}
+		found.deployments[l.controller] = d
+	}
+	if found.deployments[fluxRequired] == nil {
+		return nil, fmt.Errorf("--flux-lockdown: Flux is not installed: no Deployment %s in namespace %s; install Flux first (flux install or flux bootstrap) or leave out --flux-lockdown", fluxRequired, fleet.FluxNamespace)
+	}
+	return found, nil
+}
+
+// lockDown sets the lockdown flags on the first container of each Flux
+// controller found, printing a line per controller.
+func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writer) error {
+	for _, l := range fluxLockdown {
+		name := fmt.Sprintf("Deployment %s/%s", fleet.FluxNamespace, l.controller)
+		d := f.deployments[l.controller]
+		if d == nil {
+			fmt.Fprintf(out, "%s not installed: nothing to lock down\n", name)
+			continue
+		}
+		if len(d.Spec.Template.Spec.Containers) == 0 {
+			return fmt.Errorf("%s has no container to set %s on", name, strings.Join(l.flags, " "))
+		}
+		// The container the fleet component patches too: Flux's manager.
+		old := d.Spec.Template.Spec.Containers[0].Args
+		args := lockedDownArgs(old, l.flags)
+		if slices.Equal(old, args) {
+			fmt.Fprintf(out, "%s already locked down\n", name)
+			continue
+		}
+		if err := c.Patch(ctx, d, client.RawPatch(types.JSONPatchType, argsPatch(old, args))); err != nil {
+			return fmt.Errorf("locking down %s: %w", name, err)
+		}
+		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(l.flags, " "))
+		if d.Labels[fluxManagedLabel] != "" {
+			fmt.Fprintf(out, "  warning: Flux Kustomization %s manages it and will revert this: add infrastructure/flux-lockdown from 'landlord init fleet' to its kustomization.yaml\n", d.Labels[fluxManagedLabel])
+		}
+	}
+	return nil
+}
+
+// lockedDownArgs sets each --name=value flag in args: the first --name=…,
+// --name or "--name value" is replaced where it stands, any later one
+// dropped (the last would win), and a missing flag appended.
+func lockedDownArgs(args, flags []string) []string {
+	out := slices.Clone(args)
+	for _, flag := range flags {
+		name, value, _ := strings.Cut(flag, "=")
+		// pflag reads a non-boolean flag's value from the next argument.
+		separateValue := value != "true" && value != "false"
+		first := -1
+		for i := 0; i < len(out); {
+			a := out[i]
+			switch {
+			case strings.HasPrefix(a, name+"="):
+				out = slices.Delete(out, i, i+1)
+			case a == name && separateValue && i+1 < len(out):
+				out = slices.Delete(out, i, i+2)
+			case a == name:
+				out = slices.Delete(out, i, i+1)
+			default:
+				i++
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+		}
+		if first < 0 {
+			out = append(out, flag)
+		} else {
+			out = slices.Insert(out, first, flag)
+		}
+	}
+	return out
+}
+
+// argsPatch replaces the first container's args, failing if they changed
+// since they were read.
+func argsPatch(old, args []string) []byte {
+	const path = "/spec/template/spec/containers/0/args"
+	type op struct {
+		Op    string   `json:"op"`
+		Path  string   `json:"path"`
+		Value []string `json:"value"`
+	}
+	var ops []op
+	if old != nil {
+		ops = append(ops, op{Op: "test", Path: path, Value: old})
+	}
+	data, _ := json.Marshal(append(ops, op{Op: "add", Path: path, Value: args})) // strings always marshal
+	return data
+}

@@ -1,0 +1,292 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/cli"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
+)
+
+// TestInstall runs landlord install on a control plane of its own: the
+// webhook configurations it installs fail closed with no controller
+// serving them, which would break the package's shared control plane.
+func TestInstall(t *testing.T) {
+	plane, err := testenv.Start(ctx, testenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := plane.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	c, err := client.New(plane.Config, client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	install := func(args ...string) (stdout, stderr string, err error) {
+		cmd := cli.NewRootCommand()
+		var out, errOut bytes.Buffer
+		cmd.SetArgs(append([]string{"install", "--kubeconfig=" + plane.KubeconfigPath}, args...))
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		err = cmd.ExecuteContext(ctx)
+		return out.String(), errOut.String(), err
+	}
+	want, err := config.Install()
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := func(t *testing.T) map[string]string {
+		t.Helper()
+		got := map[string]string{}
+		for _, obj := range want {
+			live := &unstructured.Unstructured{}
+			live.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+				t.Fatalf("%s %s: %v", obj.GetKind(), obj.GetName(), err)
+			}
+			got[obj.GetKind()+" "+obj.GetNamespace()+"/"+obj.GetName()] = live.GetResourceVersion()
+		}
+		return got
+	}
+
+	// First, while nothing is installed: a missing Flux stops everything.
+	t.Run("flux lockdown without Flux", func(t *testing.T) {
+		_, _, err := install("--flux-lockdown")
+		if err == nil || !strings.Contains(err.Error(), "--flux-lockdown: Flux is not installed: namespace flux-system not found") {
+			t.Fatalf("error %v, want one saying Flux is not installed", err)
+		}
+		crd := &unstructured.Unstructured{}
+		crd.SetGroupVersionKind(want[0].GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(want[0]), crd); err == nil {
+			t.Errorf("%s %s applied although the command failed", want[0].GetKind(), want[0].GetName())
+		}
+	})
+
+	t.Run("applies every object", func(t *testing.T) {
+		stdout, stderr, err := install()
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		for _, obj := range want {
+			if line := installName(obj) + " created\n"; !strings.Contains(stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, stdout)
+			}
+		}
+		versions(t)
+	})
+
+	t.Run("again changes nothing", func(t *testing.T) {
+		before := versions(t)
+		stdout, stderr, err := install()
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		if after := versions(t); !reflect.DeepEqual(before, after) {
+			t.Errorf("resource versions changed:\n%v\n%v", before, after)
+		}
+		if n := strings.Count(stdout, " unchanged\n"); n != len(want) {
+			t.Errorf("%d objects unchanged, want %d:\n%s", n, len(want), stdout)
+		}
+	})
+
+	t.Run("export prints what install applies", func(t *testing.T) {
+		stdout, stderr, err := install("--export")
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		exported := decodeStream(t, stdout)
+		if len(exported) != len(want) {
+			t.Fatalf("exported %d objects, install applies %d", len(exported), len(want))
+		}
+		for i := range want {
+			// As JSON: YAML decodes numbers as float64, kustomize as int64.
+			a, errA := json.Marshal(exported[i].Object)
+			b, errB := json.Marshal(want[i].Object)
+			if err := errors.Join(errA, errB); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("exported %s differs from the installed %s", installName(exported[i]), installName(want[i]))
+			}
+		}
+	})
+
+	t.Run("wait names what is not ready", func(t *testing.T) {
+		// No node runs the controller's pods here: the Deployment never
+		// becomes available, nor do the webhooks get a CA bundle.
+		stdout, stderr, err := install("--wait", "--timeout", "3s")
+		const deployment = "Deployment landlord-system/landlord-controller (available 0/2"
+		if err == nil || !strings.Contains(err.Error(), "not ready after --timeout 3s: ") || !strings.Contains(err.Error(), deployment) {
+			t.Fatalf("error %v\nwant one naming %s\nstderr:\n%s", err, deployment, stderr)
+		}
+		if strings.Contains(err.Error(), "CustomResourceDefinition") {
+			t.Errorf("the established CRD is reported as not ready: %v", err)
+		}
+		for _, line := range []string{
+			"waiting up to 3s for 4 objects to be ready\n",
+			"  CustomResourceDefinition tenants.landlord.dev: established\n",
+			"  Deployment landlord-system/landlord-controller: available 0/2",
+			"  ValidatingWebhookConfiguration landlord: no caBundle yet on ",
+			"  MutatingWebhookConfiguration landlord: no caBundle yet on ",
+		} {
+			if strings.Count(stdout, line) != 1 {
+				t.Errorf("progress should hold %q once:\n%s", line, stdout)
+			}
+		}
+	})
+
+	t.Run("flux lockdown", func(t *testing.T) {
+		applyFlux(t, c)
+		stdout, stderr, err := install("--flux-lockdown")
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		events := "--events-addr=http://notification-controller.flux-system.svc.cluster.local./"
+		wantArgs := map[string][]string{
+			"kustomize-controller":    {events, "--no-remote-bases=true", "--watch-all-namespaces=true", "--no-cross-namespace-refs=true", "--default-service-account=default"},
+			"helm-controller":         {events, "--default-service-account=default", "--no-cross-namespace-refs=true"},
+			"notification-controller": {"--watch-all-namespaces=true", "--no-cross-namespace-refs=true"},
+			"source-controller":       {events, "--storage-path=/data"},
+		}
+		generations := map[string]int64{}
+		for name, args := range wantArgs {
+			d := &appsv1.Deployment{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "flux-system", Name: name}, d); err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Spec.Template.Spec.Containers[0].Args; !reflect.DeepEqual(got, args) {
+				t.Errorf("%s args after the lockdown:\n got %q\nwant %q", name, got, args)
+			}
+			generations[name] = d.Generation
+		}
+		for _, line := range []string{
+			"Deployment flux-system/kustomize-controller locked down: --no-cross-namespace-refs=true --no-remote-bases=true --default-service-account=default\n",
+			"Deployment flux-system/helm-controller locked down: --no-cross-namespace-refs=true --default-service-account=default\n" +
+				"  warning: Flux Kustomization flux-system manages it and will revert this",
+			"Deployment flux-system/image-reflector-controller not installed: nothing to lock down\n",
+		} {
+			if !strings.Contains(stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, stdout)
+			}
+		}
+
+		stdout, stderr, err = install("--flux-lockdown")
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		if n := strings.Count(stdout, " already locked down\n"); n != 3 {
+			t.Errorf("a second lockdown changed something:\n%s", stdout)
+		}
+		for name, generation := range generations {
+			d := &appsv1.Deployment{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "flux-system", Name: name}, d); err != nil {
+				t.Fatal(err)
+			}
+			if d.Generation != generation {
+				t.Errorf("%s patched again: generation %d, was %d", name, d.Generation, generation)
+			}
+		}
+	})
+}
+
+// TestInstallFlagErrors names the flags that do not go together.
+func TestInstallFlagErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"export lockdown": {[]string{"--export", "--flux-lockdown"}, "--flux-lockdown patches a live Flux and cannot be exported"},
+		"export wait":     {[]string{"--export", "--wait"}, "--wait needs a cluster to wait on"},
+		"timeout alone":   {[]string{"--timeout", "1m"}, "--timeout needs --wait"},
+		"zero timeout":    {[]string{"--wait", "--timeout", "0s"}, "--timeout 0s: must be positive"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := run(append([]string{"install"}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// applyFlux stands in for Flux's controllers: plain Deployments named and
+// shaped as flux install makes them, some args already set, one flag
+// repeated and one given with its value apart.
+func applyFlux(t *testing.T, c client.Client) {
+	t.Helper()
+	events := "--events-addr=http://notification-controller.flux-system.svc.cluster.local./"
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "flux-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"kustomize-controller":    {events, "--no-remote-bases", "--watch-all-namespaces=true", "--no-remote-bases=false"},
+		"helm-controller":         {events, "--default-service-account", "flux-applier"},
+		"notification-controller": {"--watch-all-namespaces=true", "--no-cross-namespace-refs=true"},
+		"source-controller":       {events, "--storage-path=/data"},
+	} {
+		labels := map[string]string{"app": name}
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "flux-system", Labels: map[string]string{}},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{
+						Name: "manager", Image: "ghcr.io/fluxcd/" + name + ":v1.7.3", Args: args,
+					}}},
+				},
+			},
+		}
+		if name == "helm-controller" {
+			// As flux bootstrap leaves it: applied by Flux's own Kustomization.
+			d.Labels["kustomize.toolkit.fluxcd.io/name"] = "flux-system"
+		}
+		if err := c.Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// installName is how install's output names an object.
+func installName(obj *unstructured.Unstructured) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetKind() + " " + obj.GetName()
+	}
+	return obj.GetKind() + " " + obj.GetNamespace() + "/" + obj.GetName()
+}
+
+func decodeStream(t *testing.T, stream string) []*unstructured.Unstructured {
+	t.Helper()
+	var objects []*unstructured.Unstructured
+	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(stream), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		err := decoder.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			return objects
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(u.Object) > 0 {
+			objects = append(objects, u)
+		}
+	}
+}
