@@ -28,6 +28,7 @@ func newTenantCommand(kube kubeFlags) *cobra.Command {
 		newTenantListCommand(kube, runTenantList),
 		newTenantGetCommand(kube, runTenantGet),
 		newTenantDeleteCommand(kube, runTenantDelete),
+		newTenantKubeconfigCommand(kube),
 	)
 	return cmd
 }
