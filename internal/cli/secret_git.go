@@ -109,20 +109,20 @@ func (o secretGitOptions) validate() error {
 	case o.passwordStdin && o.username == "":
 		return errors.New("--password-stdin needs --username")
 	}
-	ssh := o.username == ""
+	useSSH := o.username == ""
 	u, err := url.Parse(o.url)
 	switch {
 	case o.url == "":
 		return errors.New("--url is required: the tenant's Git repository")
 	case err != nil || u.Host == "":
 		return fmt.Errorf("--url %q: want an ssh://, https:// or http:// URL with a host", o.url)
-	case ssh && u.Scheme != "ssh":
+	case useSSH && u.Scheme != "ssh":
 		return fmt.Errorf("--url %q: an SSH key needs an ssh:// URL, such as ssh://git@%s%s", o.url, u.Host, u.Path)
-	case !ssh && u.Scheme != "https" && u.Scheme != "http":
+	case !useSSH && u.Scheme != "https" && u.Scheme != "http":
 		return fmt.Errorf("--url %q: --username and --password-stdin need an https:// or http:// URL", o.url)
-	case ssh && o.knownHostsFile == "":
+	case useSSH && o.knownHostsFile == "":
 		return fmt.Errorf("--known-hosts-file is required with SSH: Flux verifies the Git host's key; write it with ssh-keyscan %s > known_hosts and check it against the host's published fingerprints", u.Hostname())
-	case !ssh && o.knownHostsFile != "":
+	case !useSSH && o.knownHostsFile != "":
 		return errors.New("--known-hosts-file applies to SSH only, not to --username")
 	case o.export && len(o.ageRecipients) == 0:
 		return errors.New("--export needs --age-recipient: the exported Secret is encrypted with SOPS for those age public keys")
@@ -154,7 +154,7 @@ func runSecretGit(cmd *cobra.Command, opts secretGitOptions) error {
 	if opts.export {
 		data, err := secret.Encrypt(s, opts.ageRecipients)
 		if err != nil {
-			return fmt.Errorf("--age-recipient %w", err)
+			return fmt.Errorf("encrypting Secret %s/%s: %w", s.Namespace, s.Name, err)
 		}
 		if _, err := out.Write(data); err != nil {
 			return err
