@@ -19,30 +19,60 @@ type binaries struct {
 	etcd, apiserver, controllerManager string
 }
 
+// fluxBinaries are the paths of the Flux controllers.
+type fluxBinaries struct {
+	source, kustomize, helm string
+}
+
 // findBinaries looks in dir, else $LANDLORD_BIN_DIR, else bin/ at the root
 // of the landlord module enclosing the working directory.
 func findBinaries(dir string) (binaries, error) {
 	var b binaries
+	dir, err := binDir(dir)
+	if err != nil {
+		return b, err
+	}
+	return b, lookUp(dir, "make tools", map[string]*string{
+		"etcd": &b.etcd, "kube-apiserver": &b.apiserver, "kube-controller-manager": &b.controllerManager,
+	})
+}
+
+// findFluxBinaries looks where findBinaries does.
+func findFluxBinaries(dir string) (fluxBinaries, error) {
+	var b fluxBinaries
+	dir, err := binDir(dir)
+	if err != nil {
+		return b, err
+	}
+	return b, lookUp(dir, "make flux-tools", map[string]*string{
+		"source-controller": &b.source, "kustomize-controller": &b.kustomize, "helm-controller": &b.helm,
+	})
+}
+
+func binDir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.Getenv(BinDirEnv)
 	}
-	if dir == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			return b, err
-		}
-		dir = filepath.Join(root, "bin")
+	if dir != "" {
+		return dir, nil
 	}
-	for _, bin := range []struct {
-		name string
-		path *string
-	}{{"etcd", &b.etcd}, {"kube-apiserver", &b.apiserver}, {"kube-controller-manager", &b.controllerManager}} {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "bin"), nil
+}
+
+// lookUp sets each path to its executable in dir; errors name makeTarget,
+// which builds them.
+func lookUp(dir, makeTarget string, paths map[string]*string) error {
+	var errs []error
+	for name, path := range paths {
 		var err error
-		if *bin.path, err = executable(dir, bin.name); err != nil {
-			return b, err
-		}
+		*path, err = executable(dir, name, makeTarget)
+		errs = append(errs, err)
 	}
-	return b, nil
+	return errors.Join(errs...)
 }
 
 func moduleRoot() (string, error) {
@@ -84,16 +114,16 @@ func declaresModule(path string) (bool, error) {
 	return false, s.Err()
 }
 
-// executable returns the path of name in dir, or an error telling how to
-// build it.
-func executable(dir, name string) (string, error) {
+// executable returns the path of name in dir, or an error telling to run
+// makeTarget.
+func executable(dir, name, makeTarget string) (string, error) {
 	path := filepath.Join(dir, name)
 	info, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("control-plane binary %s not found (run `make tools`): %w", name, err)
+		return "", fmt.Errorf("binary %s not found (run `%s`): %w", name, makeTarget, err)
 	}
 	if info.IsDir() || info.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("control-plane binary %s is not executable (run `make tools`)", path)
+		return "", fmt.Errorf("binary %s is not executable (run `%s`)", path, makeTarget)
 	}
 	return path, nil
 }

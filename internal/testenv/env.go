@@ -18,7 +18,9 @@ import (
 
 const (
 	defaultStartTimeout = time.Minute
-	stopGrace           = 10 * time.Second
+	// Three more processes, each loading its informers, and the CRDs.
+	defaultFluxStartTimeout = 2 * time.Minute
+	stopGrace               = 10 * time.Second
 )
 
 // Options configure Start. The zero value runs a throw-away environment.
@@ -26,10 +28,17 @@ type Options struct {
 	// Dir keeps the environment's data, certificates, kubeconfig and logs
 	// across runs; empty means a temporary directory removed by Stop.
 	Dir string
-	// BinDir holds etcd, kube-apiserver and kube-controller-manager; empty
-	// means $LANDLORD_BIN_DIR, else bin/ at the root of the landlord module.
+	// BinDir holds etcd, kube-apiserver and kube-controller-manager, and
+	// the Flux controllers; empty means $LANDLORD_BIN_DIR, else bin/ at the
+	// root of the landlord module.
 	BinDir string
-	// StartTimeout bounds how long Start waits for readiness; zero means one minute.
+	// Flux also runs source-controller, kustomize-controller and
+	// helm-controller (built by make flux-tools), locked down for
+	// multi-tenancy, after installing the Flux CRDs and the rest of
+	// install.Prerequisites.
+	Flux bool
+	// StartTimeout bounds how long Start waits for readiness; zero means one
+	// minute, two with Flux.
 	StartTimeout time.Duration
 }
 
@@ -48,11 +57,20 @@ type Env struct {
 
 // Start runs etcd, kube-apiserver and kube-controller-manager on free loopback
 // ports and returns once the API server is ready and the controller manager
-// has aggregated the admin ClusterRole.
+// has aggregated the admin ClusterRole; with Options.Flux, also once each
+// Flux controller is ready.
 func Start(ctx context.Context, opts Options) (*Env, error) {
 	bin, err := findBinaries(opts.BinDir)
 	if err != nil {
 		return nil, err
+	}
+	var flux *fluxBinaries
+	if opts.Flux {
+		found, err := findFluxBinaries(opts.BinDir)
+		if err != nil {
+			return nil, err
+		}
+		flux = &found
 	}
 	env := &Env{Dir: opts.Dir, keepDir: opts.Dir != ""}
 	if env.keepDir {
@@ -63,13 +81,22 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		return nil, err
 	}
 	timeout := opts.StartTimeout
-	if timeout == 0 {
+	switch {
+	case timeout != 0:
+	case opts.Flux:
+		timeout = defaultFluxStartTimeout
+	default:
 		timeout = defaultStartTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := env.start(ctx, bin); err != nil {
 		return nil, errors.Join(err, env.Stop())
+	}
+	if flux != nil {
+		if err := env.startFlux(ctx, *flux); err != nil {
+			return nil, errors.Join(err, env.Stop())
+		}
 	}
 	return env, nil
 }
@@ -126,9 +153,10 @@ func (e *Env) start(ctx context.Context, bin binaries) error {
 	return e.waitFor(ctx, controllerManager, "the aggregated admin ClusterRole", adminRoleAggregated(client))
 }
 
-// run starts a child whose log is name.log in the environment directory.
-func (e *Env) run(name, path string, args []string) (*process, error) {
-	proc, err := startProcess(name, path, args, filepath.Join(e.Dir, name+".log"))
+// run starts a child whose log is name.log in the environment directory,
+// with env added to its environment.
+func (e *Env) run(name, path string, args []string, env ...string) (*process, error) {
+	proc, err := startProcess(name, path, args, env, filepath.Join(e.Dir, name+".log"))
 	if err != nil {
 		return nil, err
 	}

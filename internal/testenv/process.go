@@ -25,16 +25,18 @@ type process struct {
 	err     error         // how the child exited, set before done closes
 }
 
-// startProcess runs path with args, its output written to logPath. The child
+// startProcess runs path with args and the environment plus env, its output
+// written to logPath. The child
 // gets SIGKILL if the thread that started it dies, so the starting goroutine
 // stays locked to its thread until the child is reaped: then even a killed
 // test binary leaves no control plane behind.
-func startProcess(name, path string, args []string, logPath string) (*process, error) {
+func startProcess(name, path string, args, env []string, logPath string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s log: %w", name, err)
 	}
 	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

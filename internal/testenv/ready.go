@@ -40,8 +40,13 @@ func (e *Env) waitFor(ctx context.Context, owner *process, what string, ready fu
 }
 
 func etcdHealthy(url string) func(context.Context) error {
+	return httpOK(url + "/health")
+}
+
+// httpOK holds once a GET of url answers 200.
+func httpOK(url string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return err
 		}
@@ -51,7 +56,7 @@ func etcdHealthy(url string) func(context.Context) error {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("etcd /health: %s", resp.Status)
+			return fmt.Errorf("GET %s: %s", url, resp.Status)
 		}
 		return nil
 	}

@@ -11,8 +11,14 @@ import (
 // package's tests: it starts the environment, hands it to setup, runs the
 // tests and stops the environment, also when a test panics on the main
 // goroutine. Use it as os.Exit(testenv.RunMain(m, setup)).
-func RunMain(m *testing.M, setup func(*Env) error) (code int) {
-	env, err := Start(context.Background(), Options{})
+func RunMain(m *testing.M, setup func(*Env) error) int {
+	return RunMainWith(m, Options{}, setup)
+}
+
+// RunMainWith is RunMain with an environment started with opts, such as
+// Options{Flux: true}.
+func RunMainWith(m *testing.M, opts Options, setup func(*Env) error) (code int) {
+	env, err := Start(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
 		return 1

@@ -1,0 +1,159 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/install"
+)
+
+// FluxNamespace is the Flux controllers' runtime namespace, as in a Flux
+// install.
+const FluxNamespace = "flux-system"
+
+// fluxPorts are the loopback ports of one run of the Flux controllers.
+type fluxPorts struct {
+	storage                                      int
+	sourceMetrics, kustomizeMetrics, helmMetrics int
+	sourceHealth, kustomizeHealth, helmHealth    int
+}
+
+func newFluxPorts() (fluxPorts, error) {
+	free, err := freePorts(7)
+	if err != nil {
+		return fluxPorts{}, err
+	}
+	return fluxPorts{
+		storage:       free[0],
+		sourceMetrics: free[1], kustomizeMetrics: free[2], helmMetrics: free[3],
+		sourceHealth: free[4], kustomizeHealth: free[5], helmHealth: free[6],
+	}, nil
+}
+
+func loopback(port int) string {
+	return "127.0.0.1:" + strconv.Itoa(port)
+}
+
+// fluxCommonArgs are the flags the three controllers share: every
+// namespace watched, no leader election, and failures retried within
+// seconds rather than the default quarter of an hour.
+func fluxCommonArgs(metrics, health int) []string {
+	return []string{
+		"--watch-all-namespaces=true",
+		"--enable-leader-election=false",
+		"--metrics-addr=" + loopback(metrics),
+		"--health-addr=" + loopback(health),
+		"--requeue-dependency=5s",
+		"--max-retry-delay=10s",
+		"--log-encoding=console",
+	}
+}
+
+func sourceControllerArgs(storage string, p fluxPorts) []string {
+	return append(fluxCommonArgs(p.sourceMetrics, p.sourceHealth),
+		"--storage-path="+storage,
+		"--storage-addr="+loopback(p.storage),
+		// Artifact URLs name this address: the other controllers fetch from it.
+		"--storage-adv-addr="+loopback(p.storage),
+	)
+}
+
+// kustomizeControllerArgs lock tenants down as Flux's multi-tenancy guide
+// does: no references across namespaces, no remote bases, and objects
+// without a service account impersonate their namespace's default one.
+func kustomizeControllerArgs(p fluxPorts) []string {
+	return append(fluxCommonArgs(p.kustomizeMetrics, p.kustomizeHealth),
+		"--no-cross-namespace-refs=true",
+		"--no-remote-bases=true",
+		"--default-service-account=default",
+	)
+}
+
+func helmControllerArgs(p fluxPorts) []string {
+	return append(fluxCommonArgs(p.helmMetrics, p.helmHealth),
+		"--no-cross-namespace-refs=true",
+		"--default-service-account=default",
+		// Within the environment's stop grace, so Stop does not need SIGKILL.
+		"--graceful-shutdown-timeout=5s",
+	)
+}
+
+// startFlux installs the Flux CRDs (with the rest of Landlord's
+// prerequisites: one installer for both) and runs the Flux controllers
+// against the API server as its admin, returning once each is healthy.
+func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
+	p, err := newFluxPorts()
+	if err != nil {
+		return err
+	}
+	c, err := e.fluxClient()
+	if err != nil {
+		return err
+	}
+	if err := install.Prerequisites(ctx, c); err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: FluxNamespace},
+	}
+	if err := apply.Objects(ctx, c, install.FieldOwner, ns); err != nil {
+		return err
+	}
+
+	storage := filepath.Join(e.Dir, "source-controller")
+	if err := os.MkdirAll(storage, 0o700); err != nil {
+		return fmt.Errorf("create artifact storage: %w", err)
+	}
+
+	env := []string{"KUBECONFIG=" + e.KubeconfigPath, "RUNTIME_NAMESPACE=" + FluxNamespace}
+	controllers := []struct {
+		name, path string
+		args       []string
+		health     int
+		proc       *process
+	}{
+		{name: "source-controller", path: bin.source, args: sourceControllerArgs(storage, p), health: p.sourceHealth},
+		{name: "kustomize-controller", path: bin.kustomize, args: kustomizeControllerArgs(p), health: p.kustomizeHealth},
+		{name: "helm-controller", path: bin.helm, args: helmControllerArgs(p), health: p.helmHealth},
+	}
+	// All three start at once: none needs another to come up.
+	for i := range controllers {
+		ctl := &controllers[i]
+		if ctl.proc, err = e.run(ctl.name, ctl.path, ctl.args, env...); err != nil {
+			return err
+		}
+	}
+	for _, ctl := range controllers {
+		if err := e.waitFor(ctx, ctl.proc, ctl.name+" /readyz", httpOK(fmt.Sprintf("http://%s/readyz", loopback(ctl.health)))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Env) fluxClient() (client.Client, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(e.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	return c, nil
+}
