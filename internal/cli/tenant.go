@@ -37,7 +37,12 @@ func newTenantCommand(kube kubeFlags) *cobra.Command {
 const defaultWaitTimeout = 5 * time.Minute
 
 // pollInterval is how often --wait reads the Tenant again.
-const pollInterval = 500 * time.Millisecond
+const pollInterval = time.Second
+
+// requestGrace lets the last read of a wait finish after its deadline, so
+// that the client's rate limiter, which refuses a wait it predicts would
+// overrun its context, never speaks for the timeout.
+const requestGrace = 10 * time.Second
 
 // tenantError turns the API errors every tenant command may meet into what
 // to do about them.
@@ -65,18 +70,19 @@ func checkOutput(format string) error {
 // the error names the flag and carries the last line.
 func waitTenant(ctx context.Context, c client.Client, name string, timeout time.Duration, progress io.Writer,
 	check func(ctx context.Context, t *v1alpha1.Tenant) (line string, done bool, err error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	deadline := time.Now().Add(timeout)
+	reqCtx, cancel := context.WithDeadline(ctx, deadline.Add(requestGrace))
 	defer cancel()
+	errTimeout := errors.New("timed out")
 	last := ""
-	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(reqCtx, pollInterval, true, func(ctx context.Context) (bool, error) {
+		if time.Now().After(deadline) {
+			return false, errTimeout
+		}
 		t := &v1alpha1.Tenant{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, t)
-		switch {
-		case apierrors.IsNotFound(err):
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, t); apierrors.IsNotFound(err) {
 			t = nil
-		case ctx.Err() != nil:
-			return false, ctx.Err()
-		case err != nil:
+		} else if err != nil {
 			return false, tenantError(err, name)
 		}
 		line, done, err := check(ctx, t)
@@ -87,10 +93,12 @@ func waitTenant(ctx context.Context, c client.Client, name string, timeout time.
 		return done, err
 	})
 	switch {
-	case err == nil || ctx.Err() == nil:
-		return err
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("tenant/%s: stopped waiting (%w); last: %s", name, ctx.Err(), last)
+	case errors.Is(err, errTimeout) || reqCtx.Err() != nil:
 		return fmt.Errorf("tenant/%s: gave up after --timeout %s; last: %s", name, timeout, last)
 	}
-	return fmt.Errorf("tenant/%s: stopped waiting (%w); last: %s", name, ctx.Err(), last)
+	return err
 }

@@ -284,10 +284,12 @@ func applyTenant(cmd *cobra.Command, opts tenantCreateOptions, t *v1alpha1.Tenan
 	if err := c.Get(ctx, client.ObjectKeyFromObject(t), after); err != nil {
 		return tenantError(err, t.Name)
 	}
+	// The generation moves with the spec alone, not with the status the
+	// controller may write meanwhile.
 	verb := "created"
 	if existed {
 		verb = "configured"
-		if after.ResourceVersion == before.ResourceVersion {
+		if after.Generation == before.Generation {
 			verb = "unchanged"
 		}
 	}
@@ -313,13 +315,13 @@ func readyProgress(name string) func(context.Context, *v1alpha1.Tenant) (string,
 		}
 		if stalled := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.StalledCondition); stalled != nil &&
 			stalled.Status == metav1.ConditionTrue && stalled.ObservedGeneration == t.Generation {
-			return "", false, fmt.Errorf("tenant/%s is stalled until its spec changes: %s: %s", name, stalled.Reason, stalled.Message)
+			return "", false, fmt.Errorf("tenant/%s is stalled until its spec changes: %s: %s", name, stalled.Reason, oneLine(stalled.Message))
 		}
 		ready := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReadyCondition)
 		if ready == nil || ready.ObservedGeneration != t.Generation {
 			return fmt.Sprintf("Ready=Unknown: waiting for the Landlord controller to reconcile generation %d", t.Generation), false, nil
 		}
-		line := fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message)
+		line := fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, oneLine(ready.Message))
 		return line, ready.Status == metav1.ConditionTrue, nil
 	}
 }

@@ -135,9 +135,9 @@ func deletionProgress(c client.Client, name string, uid types.UID) func(context.
 		ready := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReadyCondition)
 		switch {
 		case ready != nil && ready.Reason == "FinalizeFailed":
-			stage = fmt.Sprintf("%s: %s", ready.Reason, ready.Message)
+			stage = fmt.Sprintf("%s: %s", ready.Reason, oneLine(ready.Message))
 		case rec != nil && rec.Reason == "Finalizing":
-			stage = fmt.Sprintf("%s: %s", rec.Reason, rec.Message)
+			stage = fmt.Sprintf("%s: %s", rec.Reason, oneLine(rec.Message))
 		case !controllerutil.ContainsFinalizer(t, v1alpha1.Finalizer):
 			stage = "finalized, the API server removes it"
 		}

@@ -173,6 +173,18 @@ func TestTenantCreateWaitTimeout(t *testing.T) {
 	}
 }
 
+// TestTenantCreateWaitStalled ends the wait at once on a spec the
+// controller cannot apply: waiting longer would not help.
+func TestTenantCreateWaitStalled(t *testing.T) {
+	t.Parallel()
+	startLandlord(t)
+	_, _, err := landlordLive("tenant", "create", "stalled", "--namespace", "stalled", "--quota", "foo=1", "--wait", "--timeout", "3m")
+	want := "tenant/stalled is stalled until its spec changes: InvalidSpec: applying ResourceQuota stalled/landlord-quota: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %v\nwant it to start %q", err, want)
+	}
+}
+
 func TestTenantListErrors(t *testing.T) {
 	t.Parallel()
 	startCluster(t)
