@@ -25,6 +25,7 @@ import (
 type devUpOptions struct {
 	dir   string
 	apply []string
+	flux  bool
 }
 
 func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) error) *cobra.Command {
@@ -35,9 +36,12 @@ func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) err
 		Long: `Start etcd, kube-apiserver and kube-controller-manager on loopback, install
 Landlord's and Flux's CRDs, run the Landlord controller and its admission
 webhooks against them and
-write an admin kubeconfig to DIR/kubeconfig. Runs until SIGINT or SIGTERM,
-then stops every process it started.`,
-		Example: "  landlord dev up --dir .landlord --apply config/samples",
+write an admin kubeconfig to DIR/kubeconfig. With --flux, also run Flux's
+source-controller, kustomize-controller and helm-controller (built by make
+flux-tools) with the multi-tenancy lockdown flags, logging to DIR. Runs until
+SIGINT or SIGTERM, then stops every process it started.`,
+		Example: `  landlord dev up --dir .landlord --apply config/samples
+  landlord dev up --flux`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), cmd, opts)
@@ -45,6 +49,7 @@ then stops every process it started.`,
 	}
 	cmd.Flags().StringVar(&opts.dir, "dir", ".landlord", "directory for the control plane's data, logs and kubeconfig")
 	cmd.Flags().StringSliceVar(&opts.apply, "apply", nil, "manifest files or directories to apply once ready")
+	cmd.Flags().BoolVar(&opts.flux, "flux", false, "also run the Flux source, kustomize and helm controllers, locked down for multi-tenancy")
 	return cmd
 }
 
@@ -64,8 +69,12 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	defer logFile.Close()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
 
-	fmt.Fprintf(out, "starting etcd, kube-apiserver and kube-controller-manager in %s\n", dir)
-	env, err := testenv.Start(ctx, testenv.Options{Dir: dir})
+	what := "etcd, kube-apiserver and kube-controller-manager"
+	if opts.flux {
+		what += ", source-controller, kustomize-controller and helm-controller"
+	}
+	fmt.Fprintf(out, "starting %s in %s\n", what, dir)
+	env, err := testenv.Start(ctx, testenv.Options{Dir: dir, Flux: opts.flux})
 	if err != nil {
 		return err
 	}
