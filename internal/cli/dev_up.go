@@ -42,7 +42,7 @@ flux-tools) with the multi-tenancy lockdown flags, logging to DIR. Runs until
 SIGINT or SIGTERM, then stops every process it started.`,
 		Example: `  landlord dev up --dir .landlord --apply config/samples
   landlord dev up --flux`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), cmd, opts)
 		},
