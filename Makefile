@@ -54,6 +54,7 @@ generate: $(CONTROLLER_GEN)
 	rm -f config/flux/crd/*.yaml
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true $(foreach p,$(FLUX_APIS),paths=$(p)) output:crd:artifacts:config=config/flux/crd
 	go run ./hack/manifests
+	go run ./hack/openapi
 
 ## build: the landlord CLI and the controller
 .PHONY: build
@@ -75,4 +76,4 @@ demo: tools build
 lint: generate
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
 	go vet ./...
-	@test -z "$$(git status --porcelain -- api config | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config internal/lint/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
