@@ -33,6 +33,12 @@ const (
 	StalledCondition     = "Stalled"
 )
 
+// Condition reasons of a Tenant being deleted, which the CLI follows.
+const (
+	FinalizingReason     = "Finalizing"
+	FinalizeFailedReason = "FinalizeFailed"
+)
+
 // ReconcilerName is the service account Flux impersonates for the tenant.
 func (t *Tenant) ReconcilerName() string {
 	if t.Spec.ServiceAccountName != "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -23,6 +24,11 @@ func newKubeFlags() kubeFlags {
 
 // config is the REST config the flags and $KUBECONFIG select.
 func (k kubeFlags) config() (*rest.Config, error) {
+	// client-go would fall back to localhost:8080 and fail on a connection
+	// error that never mentions the kubeconfig.
+	if raw, err := k.ToRawKubeConfigLoader().RawConfig(); err == nil && len(raw.Clusters) == 0 {
+		return nil, errors.New("no cluster in the kubeconfig: set --kubeconfig or KUBECONFIG")
+	}
 	cfg, err := k.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig (set --kubeconfig or KUBECONFIG): %w", err)

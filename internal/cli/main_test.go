@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/cli"
-	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -82,8 +82,8 @@ func startCluster(t testing.TB) {
 }
 
 // startLandlord makes sure the shared control plane runs Landlord: its CRDs
-// and Flux's, and the real manager as its service account, bound to the
-// generated least-privilege role.
+// and Flux's, the real manager as its service account, bound to the
+// generated least-privilege role, and the admission webhooks.
 func startLandlord(t testing.TB) {
 	t.Helper()
 	startCluster(t)
@@ -94,26 +94,11 @@ func startLandlord(t testing.TB) {
 }
 
 func runLandlord() error {
-	if err := install.Prerequisites(ctx, k8s); err != nil {
-		return err
-	}
-	if err := install.ControllerRBAC(ctx, k8s); err != nil {
-		return err
-	}
-	controllerConfig := env.ConfigFor(
-		"system:serviceaccount:"+install.ControllerNamespace+":"+install.ControllerServiceAccount,
-		"system:serviceaccounts", "system:serviceaccounts:"+install.ControllerNamespace, "system:authenticated")
-	mgr, err := manager.New(ctx, controllerConfig, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4})
+	landlord, err := devenv.Start(ctx, env, env.Dir)
 	if err != nil {
 		return err
 	}
-	mgrCtx, cancel := context.WithCancel(ctx)
-	stopped := make(chan error, 1)
-	go func() { stopped <- mgr.Start(mgrCtx) }()
-	stopLandlord = func() error {
-		cancel()
-		return <-stopped
-	}
+	stopLandlord = landlord.Stop
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -17,6 +19,14 @@ var outputFormats = []string{"table", "yaml", "json"}
 func addOutputFlag(cmd *cobra.Command, format *string) {
 	cmd.Flags().StringVarP(format, "output", "o", "table", "output format: table, yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputFormats, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// checkOutput refuses a bad -o before the cluster is asked anything.
+func checkOutput(format string) error {
+	if !slices.Contains(outputFormats, format) {
+		return fmt.Errorf("--output %q: want one of %s", format, strings.Join(outputFormats, ", "))
+	}
+	return nil
 }
 
 // writeData prints data as YAML or JSON, or calls table with a tab writer
@@ -39,5 +49,5 @@ func writeData(w io.Writer, format string, data any, table func(tw io.Writer)) e
 		table(tw)
 		return tw.Flush()
 	}
-	return fmt.Errorf("--output %q: want one of table, yaml, json", format)
+	return checkOutput(format)
 }

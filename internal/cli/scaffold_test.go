@@ -170,20 +170,19 @@ func TestTenantCreateFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		"neither export nor render": {nil, "set exactly one of --export"},
-		"export and render":         {[]string{"--export", "--render"}, "set exactly one of --export"},
-		"fleet without export":      {[]string{"--render", "--fleet", "x"}, "--fleet needs --export"},
-		"env without fleet":         {[]string{"--export", "--env", "staging=./s"}, "--env needs --fleet"},
-		"bad var":                   {[]string{"--export", "--var", "1X=y"}, `--var "1X=y"`},
-		"var without value":         {[]string{"--export", "--var", "X"}, `--var "X": want K=V`},
-		"bad quota":                 {[]string{"--export", "--quota", "pods=many"}, `--quota "pods=many"`},
-		"quota without value":       {[]string{"--export", "--quota", "pods"}, `--quota "pods"`},
-		"bad pod security":          {[]string{"--export", "--pod-security", "strict"}, `--pod-security "strict": must be privileged, baseline or restricted`},
-		"two refs":                  {[]string{"--export", "--branch", "main", "--tag", "v1"}, "set at most one of --branch, --tag or --semver"},
-		"bad env":                   {[]string{"--export", "--fleet", "x", "--env", "staging"}, `--env "staging": want cluster=path`},
-		"env twice":                 {[]string{"--export", "--fleet", "x", "--env", "a=./a,a=./b"}, "--env"},
-		"bad git url":               {[]string{"--export", "--git-url", "git.example.com/team"}, "--git-url"},
-		"bad path":                  {[]string{"--export", "--path", "../x"}, "--path"},
+		"export and render":    {[]string{"--export", "--render"}, "set at most one of --export"},
+		"fleet without export": {[]string{"--render", "--fleet", "x"}, "--fleet needs --export"},
+		"env without fleet":    {[]string{"--export", "--env", "staging=./s"}, "--env needs --fleet"},
+		"bad var":              {[]string{"--export", "--var", "1X=y"}, `--var "1X=y"`},
+		"var without value":    {[]string{"--export", "--var", "X"}, `--var "X": want K=V`},
+		"bad quota":            {[]string{"--export", "--quota", "pods=many"}, `--quota "pods=many"`},
+		"quota without value":  {[]string{"--export", "--quota", "pods"}, `--quota "pods"`},
+		"bad pod security":     {[]string{"--export", "--pod-security", "strict"}, `--pod-security "strict": must be privileged, baseline or restricted`},
+		"two refs":             {[]string{"--export", "--branch", "main", "--tag", "v1"}, "set at most one of --branch, --tag or --semver"},
+		"bad env":              {[]string{"--export", "--fleet", "x", "--env", "staging"}, `--env "staging": want cluster=path`},
+		"env twice":            {[]string{"--export", "--fleet", "x", "--env", "a=./a,a=./b"}, "--env"},
+		"bad git url":          {[]string{"--export", "--git-url", "git.example.com/team"}, "--git-url"},
+		"bad path":             {[]string{"--export", "--path", "../x"}, "--path"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := run(append(base, tc.args...)...)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,14 +52,6 @@ func tenantError(err error, name string) error {
 		return fmt.Errorf("the cluster has no Tenant API: install Landlord first (%w)", err)
 	}
 	return err
-}
-
-// checkOutput refuses a bad -o before the cluster is asked anything.
-func checkOutput(format string) error {
-	if !slices.Contains(outputFormats, format) {
-		return fmt.Errorf("--output %q: want one of %s", format, strings.Join(outputFormats, ", "))
-	}
-	return nil
 }
 
 // waitTenant reads the Tenant every pollInterval and hands it to check,

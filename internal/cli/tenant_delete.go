@@ -134,9 +134,9 @@ func deletionProgress(c client.Client, name string, uid types.UID) func(context.
 		rec := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReconcilingCondition)
 		ready := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReadyCondition)
 		switch {
-		case ready != nil && ready.Reason == "FinalizeFailed":
+		case ready != nil && ready.Reason == v1alpha1.FinalizeFailedReason:
 			stage = fmt.Sprintf("%s: %s", ready.Reason, oneLine(ready.Message))
-		case rec != nil && rec.Reason == "Finalizing":
+		case rec != nil && rec.Reason == v1alpha1.FinalizingReason:
 			stage = fmt.Sprintf("%s: %s", rec.Reason, oneLine(rec.Message))
 		case !controllerutil.ContainsFinalizer(t, v1alpha1.Finalizer):
 			stage = "finalized, the API server removes it"

@@ -90,7 +90,7 @@ func tenantRow(t *v1alpha1.Tenant, now time.Time) string {
 	}
 	if !t.DeletionTimestamp.IsZero() {
 		message = "deleting"
-		if rec := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReconcilingCondition); rec != nil && rec.Reason == "Finalizing" {
+		if rec := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReconcilingCondition); rec != nil && rec.Reason == v1alpha1.FinalizingReason {
 			message = "deleting: " + rec.Message
 		}
 	}

@@ -25,7 +25,7 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 	for _, kinds := range stages {
 		objects, err := r.owned(ctx, tenant, kinds)
 		if err != nil {
-			return r.fail(tenant, "FinalizeFailed", err)
+			return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
 		}
 		if len(objects) == 0 {
 			continue
@@ -37,10 +37,10 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 				err = r.remove(ctx, o)
 			}
 			if err != nil {
-				return r.fail(tenant, "FinalizeFailed", err)
+				return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
 			}
 		}
-		setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Finalizing",
+		setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.FinalizingReason,
 			fmt.Sprintf("waiting for %d objects, starting with %s", len(objects), objects[0]))
 		return ctrl.Result{RequeueAfter: deletionRequeue}, nil
 	}
