@@ -44,6 +44,9 @@ type Auditor struct {
 	Config *rest.Config
 	// FluxNamespace holds Flux's controllers; flux-system when empty.
 	FluxNamespace string
+	// FluxArgs, when set, are the flags Flux's controllers were started
+	// with, by name, for a Flux that runs outside Deployments.
+	FluxArgs map[string][]string
 }
 
 // Run audits the named tenants, every tenant when names is empty, and the

@@ -149,6 +149,18 @@ func TestAuditFluxLockdown(t *testing.T) {
 	if !strings.Contains(failures(checks), "helm-controller runs locked down: "+want) {
 		t.Errorf("helm-controller detail, want %q in:\n%s", want, failures(checks))
 	}
+
+	// Flux run as local processes: their command lines instead.
+	a.FluxArgs = map[string][]string{
+		"kustomize-controller": {"--no-cross-namespace-refs=true", "--no-remote-bases=true", "--default-service-account=default"},
+		"helm-controller":      {"--no-cross-namespace-refs=true", "--default-service-account", "default"},
+	}
+	if checks, err = a.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := fluxResults(checks); got != "helm-controller=PASS kustomize-controller=PASS" {
+		t.Errorf("processes: %s", got)
+	}
 }
 
 // tenants provisions teal (self-service, an owner group, allowed sources)

@@ -50,6 +50,9 @@ type Env struct {
 	KubeconfigPath string
 	// Dir holds the environment's data, certificates and child logs.
 	Dir string
+	// FluxArgs are the flags each Flux controller was started with, by
+	// name; nil without Options.Flux.
+	FluxArgs map[string][]string
 
 	keepDir bool
 	procs   []*process // in start order

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -104,11 +105,7 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	if err := install.Prerequisites(ctx, c); err != nil {
 		return err
 	}
-	ns := &corev1.Namespace{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: FluxNamespace},
-	}
-	if err := apply.Objects(ctx, c, install.FieldOwner, ns); err != nil {
+	if err := apply.Objects(ctx, c, install.FieldOwner, fluxIdentities()...); err != nil {
 		return err
 	}
 
@@ -128,9 +125,11 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 		{name: "kustomize-controller", path: bin.kustomize, args: kustomizeControllerArgs(p), health: p.kustomizeHealth},
 		{name: "helm-controller", path: bin.helm, args: helmControllerArgs(p), health: p.helmHealth},
 	}
+	e.FluxArgs = map[string][]string{}
 	// All three start at once: none needs another to come up.
 	for i := range controllers {
 		ctl := &controllers[i]
+		e.FluxArgs[ctl.name] = ctl.args
 		if ctl.proc, err = e.run(ctl.name, ctl.path, ctl.args, env...); err != nil {
 			return err
 		}
@@ -141,6 +140,31 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 		}
 	}
 	return nil
+}
+
+// fluxIdentities are what `flux install` gives the controllers: their
+// namespace, service accounts, and cluster-admin for the two that apply,
+// which a fleet's own Kustomizations impersonate.
+func fluxIdentities() []client.Object {
+	objects := []client.Object{&corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: FluxNamespace},
+	}}
+	binding := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster-reconciler-" + FluxNamespace},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+	}
+	for _, name := range []string{"source-controller", "kustomize-controller", "helm-controller"} {
+		objects = append(objects, &corev1.ServiceAccount{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: FluxNamespace, Name: name},
+		})
+		if name != "source-controller" {
+			binding.Subjects = append(binding.Subjects, rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: FluxNamespace, Name: name})
+		}
+	}
+	return append(objects, binding)
 }
 
 func (e *Env) fluxClient() (client.Client, error) {
