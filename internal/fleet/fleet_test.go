@@ -165,10 +165,10 @@ components: [../../../infrastructure/flux-lockdown]
 // TestTenantRepoBuilds builds both overlays of a tenant repository.
 func TestTenantRepoBuilds(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := fleet.InitTenantRepo(dir); err != nil {
+	if _, err := fleet.InitTenantRepo(dir, fleet.Podinfo); err != nil {
 		t.Fatal(err)
 	}
-	for env, want := range map[string]string{"staging": ">=1.0.0-alpha", "production": ">=1.0.0"} {
+	for env, want := range map[string]string{"staging": ">=1.0.0-0", "production": ">=1.0.0"} {
 		var version string
 		for _, res := range build(t, filepath.Join(dir, env)).Resources() {
 			if res.GetKind() == "HelmRelease" {
@@ -188,7 +188,7 @@ func TestTenantRepoBuilds(t *testing.T) {
 func TestScaffoldsAreIdempotent(t *testing.T) {
 	for name, scaffold := range map[string]func(dir string) ([]fleet.Change, error){
 		"fleet":  func(dir string) ([]fleet.Change, error) { return fleet.InitFleet(dir, []string{"dev"}) },
-		"tenant": fleet.InitTenantRepo,
+		"tenant": func(dir string) ([]fleet.Change, error) { return fleet.InitTenantRepo(dir, fleet.Podinfo) },
 		"add tenant": func(dir string) ([]fleet.Change, error) {
 			if _, err := fleet.InitFleet(dir, []string{"dev"}); err != nil {
 				return nil, err

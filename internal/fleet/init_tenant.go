@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"strings"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -11,34 +12,45 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The example application of a scaffolded tenant repository.
-const (
-	exampleApp   = "podinfo"
-	exampleChart = "https://stefanprodan.github.io/podinfo"
-)
+// Chart is the example application a scaffolded tenant repository
+// installs.
+type Chart struct {
+	// Name of the chart, which also names the HelmRepository, HelmRelease
+	// and release.
+	Name string
+	// RepositoryURL is the chart repository.
+	RepositoryURL string
+	// Version is the semver range production installs; staging also takes
+	// its pre-releases.
+	Version string
+}
+
+// Podinfo is the default example application.
+var Podinfo = Chart{Name: "podinfo", RepositoryURL: "https://stefanprodan.github.io/podinfo", Version: ">=1.0.0"}
 
 // tenantEnvs are the overlays of a tenant repository: staging tracks
 // pre-releases, production releases only.
 var tenantEnvs = []struct {
-	name, version string
-	replicas      int
+	name        string
+	preReleases bool
+	replicas    int
 }{
-	{"staging", ">=1.0.0-alpha", 1},
-	{"production", ">=1.0.0", 2},
+	{"staging", true, 1},
+	{"production", false, 2},
 }
 
 // InitTenantRepo writes a tenant repository below dir: a base with an
-// example HelmRelease and staging and production overlays patching its
-// chart version and values. Objects carry no namespace: the tenant's Flux
-// Kustomization applies them in the tenant's namespace.
-func InitTenantRepo(dir string) ([]Change, error) {
+// example HelmRelease of chart and staging and production overlays
+// patching its chart version and values. Objects carry no namespace: the
+// tenant's Flux Kustomization applies them in the tenant's namespace.
+func InitTenantRepo(dir string, chart Chart) ([]Change, error) {
 	var files []file
 	for _, o := range []struct {
 		path string
 		obj  any
 	}{
-		{"base/repository.yaml", helmRepository()},
-		{"base/release.yaml", helmRelease()},
+		{"base/repository.yaml", helmRepository(chart)},
+		{"base/release.yaml", helmRelease(chart)},
 	} {
 		f, err := objectFile(o.path, o.obj)
 		if err != nil {
@@ -53,21 +65,25 @@ func InitTenantRepo(dir string) ([]Change, error) {
 	files = append(files, f)
 
 	for _, env := range tenantEnvs {
+		version := chart.Version
+		if env.preReleases {
+			version = preReleases(version)
+		}
 		patch, err := yaml.Marshal(map[string]any{
 			"apiVersion": helmv2.GroupVersion.String(),
 			"kind":       helmv2.HelmReleaseKind,
-			"metadata":   map[string]any{"name": exampleApp},
+			"metadata":   map[string]any{"name": chart.Name},
 			"spec": map[string]any{
-				"chart":  map[string]any{"spec": map[string]any{"version": env.version}},
+				"chart":  map[string]any{"spec": map[string]any{"version": version}},
 				"values": map[string]any{"replicaCount": env.replicas},
 			},
 		})
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, file{path: env.name + "/" + exampleApp + "-values.yaml", data: patch})
+		files = append(files, file{path: env.name + "/" + chart.Name + "-values.yaml", data: patch})
 		k := newKustomization("../base")
-		k.Patches = []types.Patch{{Path: exampleApp + "-values.yaml"}}
+		k.Patches = []types.Patch{{Path: chart.Name + "-values.yaml"}}
 		f, err := kustomizationFile(env.name+"/"+KustomizationFile, k)
 		if err != nil {
 			return nil, err
@@ -77,30 +93,39 @@ func InitTenantRepo(dir string) ([]Change, error) {
 	return writeFiles(dir, files)
 }
 
-func helmRepository() *sourcev1.HelmRepository {
+// preReleases widens a range of the form >=X.Y.Z to X.Y.Z's pre-releases,
+// which semver ranges leave out unless their bound names one.
+func preReleases(version string) string {
+	if strings.HasPrefix(version, ">=") && !strings.Contains(version, "-") && !strings.ContainsAny(version, " ,<|") {
+		return version + "-0"
+	}
+	return version
+}
+
+func helmRepository(chart Chart) *sourcev1.HelmRepository {
 	return &sourcev1.HelmRepository{
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: sourcev1.HelmRepositoryKind},
-		ObjectMeta: metav1.ObjectMeta{Name: exampleApp},
+		ObjectMeta: metav1.ObjectMeta{Name: chart.Name},
 		Spec: sourcev1.HelmRepositorySpec{
-			URL:      exampleChart,
+			URL:      chart.RepositoryURL,
 			Interval: metav1.Duration{Duration: time.Hour},
 		},
 	}
 }
 
-func helmRelease() *helmv2.HelmRelease {
+func helmRelease(chart Chart) *helmv2.HelmRelease {
 	return &helmv2.HelmRelease{
 		TypeMeta:   metav1.TypeMeta{APIVersion: helmv2.GroupVersion.String(), Kind: helmv2.HelmReleaseKind},
-		ObjectMeta: metav1.ObjectMeta{Name: exampleApp},
+		ObjectMeta: metav1.ObjectMeta{Name: chart.Name},
 		Spec: helmv2.HelmReleaseSpec{
 			Interval:    metav1.Duration{Duration: 50 * time.Minute},
-			ReleaseName: exampleApp,
+			ReleaseName: chart.Name,
 			Chart: &helmv2.HelmChartTemplate{
 				Spec: helmv2.HelmChartTemplateSpec{
-					Chart: exampleApp,
+					Chart: chart.Name,
 					SourceRef: helmv2.CrossNamespaceObjectReference{
 						Kind: sourcev1.HelmRepositoryKind,
-						Name: exampleApp,
+						Name: chart.Name,
 					},
 				},
 			},

@@ -3,8 +3,10 @@
 package helmrepo
 
 import (
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"net"
 	"net/http"
@@ -111,4 +113,27 @@ func (s *Server) Close() error {
 	}
 	s.srv = nil
 	return err
+}
+
+// example is a one-ConfigMap chart whose greeting comes from a value.
+//
+//go:embed all:testdata/hello
+var example embed.FS
+
+// AddExampleChart adds the chart "hello": a ConfigMap RELEASE-hello whose
+// data.greeting is the value greeting.
+func (s *Server) AddExampleChart() (name, version string, err error) {
+	tmp, err := os.MkdirTemp("", "helmrepo-example-")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(tmp)
+	chart, err := fs.Sub(example, "testdata")
+	if err != nil {
+		return "", "", err
+	}
+	if err := os.CopyFS(tmp, chart); err != nil {
+		return "", "", fmt.Errorf("write the example chart: %w", err)
+	}
+	return s.AddChart(filepath.Join(tmp, "hello"))
 }

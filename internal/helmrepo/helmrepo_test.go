@@ -49,12 +49,12 @@ func TestServesPackagedChart(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	name, version, err := s.AddChart("testdata/hello")
+	name, version, err := s.AddExampleChart()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if name != "hello" || version != "0.1.0" {
-		t.Errorf("AddChart = %s %s, want hello 0.1.0", name, version)
+		t.Errorf("AddExampleChart = %s %s, want hello 0.1.0", name, version)
 	}
 
 	index := &repo.IndexFile{}
