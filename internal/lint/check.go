@@ -1,0 +1,335 @@
+package lint
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/fleet"
+)
+
+// linter collects the findings of one run.
+type linter struct {
+	ctx     context.Context
+	schemas *schemas
+
+	mu    sync.Mutex
+	found map[Finding]bool
+	// checked holds the objects already validated and whether they were
+	// valid, since a base's objects come out of every overlay taking it in.
+	checked map[string]bool
+	// applied are the fleet builds Flux applies, whose Tenants own the
+	// tenant repositories.
+	applied []*unit
+	// incomplete is set when a directory the fleet applies does not build:
+	// its Tenants are unknown.
+	incomplete bool
+	tenants    map[*unit]*unitTenants
+}
+
+func (l *linter) add(findings ...Finding) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range findings {
+		l.found[f] = true
+	}
+}
+
+// fleet builds and validates every kustomization and loose manifest of the
+// fleet, and finds the builds Flux applies.
+func (l *linter) fleet(r *repo) error {
+	l.add(r.static...)
+	units := l.buildAll(r)
+	if err := l.addCRDs(units); err != nil {
+		return err
+	}
+	applied := l.appliedUnits(r, units)
+	for _, u := range append(units, applied...) {
+		for _, o := range u.objects {
+			if _, err := l.validate(o, o.namespace); err != nil {
+				return err
+			}
+			l.secret(o)
+		}
+	}
+	l.applied = applied
+	return l.ctx.Err()
+}
+
+// buildAll builds the kustomizations of r and every directory of loose
+// manifests. A kustomization another one takes in is built as part of it;
+// on its own only when that one fails, to find which fails first, since a
+// failure is reported where it starts and not again in every kustomization
+// taking it in. Components build only within a kustomization (kustomize
+// refuses them alone), and kustomizations naming remote bases or paths
+// outside the repository not at all.
+func (l *linter) buildAll(r *repo) []*unit {
+	buildable := func(dir string) bool {
+		k := r.kustomizations[dir]
+		return !k.component && !r.blocked(dir)
+	}
+	taken := map[string]bool{}
+	for _, dir := range r.kustomizationDirs() {
+		if buildable(dir) {
+			for _, ref := range r.kustomizations[dir].refs {
+				taken[ref] = true
+			}
+		}
+	}
+	var units []*unit
+	var build func(dir string) (failed bool)
+	build = func(dir string) bool {
+		u := r.unitFor(dir, asKustomization)
+		if u.err == nil {
+			units = append(units, u)
+			return false
+		}
+		k := r.kustomizations[dir]
+		inner := false
+		for _, ref := range k.refs {
+			if buildable(ref) && build(ref) {
+				inner = true
+			}
+		}
+		if !inner {
+			l.add(r.finding(RuleBuild, k.file, errorLine(k, u.err.Error()), u.err.Error()))
+		}
+		return true
+	}
+	for _, dir := range r.kustomizationDirs() {
+		if l.ctx.Err() != nil {
+			return units
+		}
+		if buildable(dir) && !taken[dir] {
+			build(dir)
+		}
+	}
+	for _, dir := range r.looseDirs() {
+		u := r.unitFor(dir, asManifests)
+		if u.err != nil {
+			l.add(r.finding(RuleBuild, mentioned(r.loose[dir], u.err.Error()), 1, u.err.Error()))
+			continue
+		}
+		units = append(units, u)
+	}
+	return units
+}
+
+// errorLine is the line of the entry of k a build error names, else 1.
+func errorLine(k *kustomization, msg string) int {
+	line, longest := 1, 0
+	for _, e := range entries(k.node) {
+		if len(e.value) > longest && strings.Contains(msg, e.value) {
+			line, longest = e.line, len(e.value)
+		}
+	}
+	return line
+}
+
+// mentioned is the first of files a message names, else the first file.
+func mentioned(files []string, msg string) string {
+	for _, f := range files {
+		if strings.Contains(msg, f) {
+			return f
+		}
+	}
+	for _, f := range files {
+		if strings.Contains(msg, path.Base(f)) {
+			return f
+		}
+	}
+	if len(files) == 0 {
+		return "."
+	}
+	return files[0]
+}
+
+// addCRDs makes the CRDs the fleet installs known to the schemas.
+func (l *linter) addCRDs(units []*unit) error {
+	crdKind := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+	for _, u := range units {
+		for _, o := range u.objects {
+			if o.gvk != crdKind {
+				continue
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := decode(o.obj, crd); err != nil {
+				continue // its schema findings say why
+			}
+			if err := l.schemas.addCRD(crd); err != nil {
+				l.add(o.repo.finding(RuleSchema, o.file, o.line("spec.versions"), err.Error()))
+			}
+		}
+	}
+	return nil
+}
+
+// decode converts an object into a typed one.
+func decode(obj map[string]any, into any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return utiljson.Unmarshal(data, into)
+}
+
+// appliedUnits are the directories of the fleet that its Flux
+// Kustomizations apply from the fleet's own GitRepository, built as Flux
+// builds them. A fleet without such Kustomizations is taken as applied
+// whole, every build of it.
+func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
+	ksKind := kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
+	seen := map[string]bool{}
+	var applied []*unit
+	for _, u := range units {
+		for _, o := range u.objects {
+			if o.gvk != ksKind {
+				continue
+			}
+			ks := &kustomizev1.Kustomization{}
+			if err := decode(o.obj, ks); err != nil {
+				continue // its schema findings say why
+			}
+			ref := ks.Spec.SourceRef
+			refNamespace := ref.Namespace
+			if refNamespace == "" {
+				refNamespace = o.namespace
+			}
+			if ref.Kind != "GitRepository" || ref.Name != fleet.FluxSource || refNamespace != fleet.FluxNamespace {
+				continue
+			}
+			dir := path.Clean(strings.TrimPrefix(ks.Spec.Path, "/"))
+			if seen[dir] || dir == ".." || strings.HasPrefix(dir, "../") {
+				continue
+			}
+			seen[dir] = true
+			if !isDir(r, dir) {
+				l.add(r.finding(RuleSourcePath, o.file, o.line("spec.path"),
+					fmt.Sprintf("spec.path: %q is not a directory of the fleet repository; Flux would fail Kustomization %s/%s", ks.Spec.Path, o.namespace, o.name)))
+				continue
+			}
+			au := r.unitFor(dir, asFlux)
+			if au.err != nil {
+				l.incomplete = true
+				if _, ok := r.kustomizations[dir]; !ok {
+					l.add(r.finding(RuleBuild, o.file, o.line("spec.path"), "spec.path: "+au.err.Error()))
+				}
+				continue
+			}
+			applied = append(applied, au)
+		}
+	}
+	if len(applied) == 0 {
+		applied = units
+	}
+	slices.SortStableFunc(applied, func(a, b *unit) int { return strings.Compare(a.dir, b.dir) })
+	return applied
+}
+
+// isDir reports whether dir, relative to the repository, is a directory.
+func isDir(r *repo, dir string) bool {
+	info, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(dir)))
+	return err == nil && info.IsDir()
+}
+
+// validate judges o, created in namespace, against its kind's schema once,
+// and reports whether the apiserver would take it.
+func (l *linter) validate(o *object, namespace string) (valid bool, err error) {
+	data, err := json.Marshal(o.obj)
+	if err != nil {
+		return false, err
+	}
+	// The namespace is left out: Flux's is one the Tenant's schema
+	// validated, an object's own is in its content.
+	key := o.repo.tenant + "\x00" + o.file + "\x00" + string(data)
+	l.mu.Lock()
+	valid, done := l.checked[key]
+	l.mu.Unlock()
+	if done {
+		return valid, nil
+	}
+	valid, err = l.check(o, namespace)
+	l.mu.Lock()
+	l.checked[key] = valid
+	l.mu.Unlock()
+	return valid, err
+}
+
+func (l *linter) check(o *object, namespace string) (bool, error) {
+	k, err := l.schemas.lookup(o.gvk)
+	if err != nil {
+		return false, err
+	}
+	if k == nil {
+		l.add(o.repo.finding(RuleUnknownKind, o.file, o.line(""),
+			fmt.Sprintf("no schema for apiVersion %q, kind %q: not a built-in kind, a Flux or Landlord kind, nor a CRD of the fleet", o.gvk.GroupVersion(), o.gvk.Kind)))
+		return false, nil
+	}
+	if _, encrypted := o.obj["sops"]; encrypted {
+		// Flux decrypts before applying: encrypted values are not the
+		// values the apiserver gets.
+		return true, nil
+	}
+	problems := k.validate(l.ctx, o.obj, namespace)
+	for _, p := range problems {
+		l.add(o.repo.finding(p.rule, o.file, o.line(p.field), p.message))
+	}
+	return len(problems) == 0, nil
+}
+
+// tenantKind is the Tenant's group, version and kind.
+var tenantKind = v1alpha1.GroupVersion.WithKind("Tenant")
+
+// unitTenants are the Tenants of a fleet build, by name and indexed.
+type unitTenants struct {
+	byName map[string]*tenantObject
+	index  *tenantIndex
+}
+
+// tenantsOf decodes the Tenants of a fleet build once.
+func (l *linter) tenantsOf(u *unit) *unitTenants {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ut, ok := l.tenants[u]; ok {
+		return ut
+	}
+	ut := &unitTenants{byName: map[string]*tenantObject{}}
+	var all []*v1alpha1.Tenant
+	for _, o := range u.objects {
+		if o.gvk != tenantKind {
+			continue
+		}
+		t := &v1alpha1.Tenant{}
+		if err := decode(o.obj, t); err != nil {
+			continue // its schema findings say why
+		}
+		ut.byName[t.Name] = &tenantObject{tenant: t, object: o}
+		all = append(all, t)
+	}
+	ut.index = newTenantIndex(all)
+	l.tenants[u] = ut
+	return ut
+}
+
+// tenantObject is a Tenant and where the fleet declares it.
+type tenantObject struct {
+	tenant *v1alpha1.Tenant
+	object *object
+}
+
+// isKind reports whether gvk is group/kind of any version.
+func isKind(gvk schema.GroupVersionKind, group, kind string) bool {
+	return gvk.Group == group && gvk.Kind == kind
+}

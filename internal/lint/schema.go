@@ -1,0 +1,452 @@
+package lint
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	apipath "k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/landlord-dev/landlord/config"
+)
+
+// builtinFiles are the OpenAPI v3 schemas of the built-in stable
+// group-versions and their resources' scopes, written by hack/openapi from
+// the pinned kube-apiserver.
+//
+//go:embed schemas/*.json
+var builtinFiles embed.FS
+
+// resourcesFile lists each built-in kind and whether it is namespaced.
+const resourcesFile = "schemas/resources.json"
+
+// kindSchema judges objects of one kind as the apiserver does on create.
+type kindSchema struct {
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	// builtin kinds are validated by Go code in the apiserver; lint has
+	// their published OpenAPI schema only.
+	builtin bool
+	// dropStatus is set when the apiserver ignores status on create.
+	dropStatus bool
+	structural *structuralschema.Structural
+	validator  validation.SchemaValidator
+	// cel holds the CRD's x-kubernetes-validations, nil when it has none.
+	cel *cel.Validator
+}
+
+// problem is one violation: the rule, the field path (empty for the whole
+// object) and what is wrong.
+type problem struct {
+	rule    Rule
+	field   string
+	message string
+}
+
+// fieldProblem turns a field error into a problem of rule r.
+func fieldProblem(r Rule, err *field.Error) problem {
+	return problem{rule: r, field: err.Field, message: err.Error()}
+}
+
+// validate judges obj, created in namespace (empty when unknown), the way
+// the apiserver's custom resource handler does: ObjectMeta, pruning of
+// unknown fields, defaulting, then the schema, list types and CEL rules.
+// Built-in kinds go through the same steps less defaulting, list types and
+// CEL, which the apiserver implements in Go for them.
+func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace string) []problem {
+	obj := runtime.DeepCopyJSON(in)
+	if k.dropStatus {
+		delete(obj, "status")
+	}
+	var problems []problem
+	unknown := func(paths []string) {
+		for _, p := range paths {
+			problems = append(problems, problem{rule: RuleSchema, field: p, message: fmt.Sprintf("unknown field %q", p)})
+		}
+	}
+	meta, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return append(problems, problem{rule: RuleSchema, field: "metadata", message: "metadata: " + err.Error()})
+	}
+	unknown(metaUnknown)
+	unknown(structuralpruning.PruneWithOptions(obj, k.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}))
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, k.structural)
+	if !k.builtin {
+		err, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, k.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if err != nil {
+			return append(problems, fieldProblem(RuleSchema, err))
+		}
+		unknown(paths)
+		structuraldefaulting.Default(obj, k.structural)
+	}
+
+	var errs field.ErrorList
+	if meta != nil {
+		// The request's namespace is the object's: cluster-scoped objects
+		// lose theirs, a namespaced one without is applied in namespace.
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		u.SetName(meta.Name)
+		u.SetGenerateName(meta.GenerateName)
+		u.SetLabels(meta.Labels)
+		u.SetAnnotations(meta.Annotations)
+		u.SetFinalizers(meta.Finalizers)
+		u.SetOwnerReferences(meta.OwnerReferences)
+		if k.namespaced {
+			u.SetNamespace(meta.Namespace)
+			if meta.Namespace == "" {
+				u.SetNamespace(namespace)
+			}
+		}
+		errs = append(errs, metaErrors(u, k)...)
+	}
+	errs = append(errs, validation.ValidateCustomResource(nil, obj, k.validator)...)
+	if !k.builtin {
+		errs = append(errs, schemaobjectmeta.Validate(nil, obj, k.structural, false)...)
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, k.structural, obj)...)
+	}
+	for _, e := range errs {
+		problems = append(problems, fieldProblem(RuleSchema, e))
+	}
+	if k.cel == nil {
+		return problems
+	}
+	if blocked := blocking(errs); blocked != nil {
+		return append(problems, fieldProblem(RuleValidationRule, blocked))
+	}
+	celErrs, _ := k.cel.Validate(ctx, nil, k.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	for _, e := range celErrs {
+		problems = append(problems, fieldProblem(RuleValidationRule, e))
+	}
+	return problems
+}
+
+// metaErrors validates ObjectMeta as the apiserver does. Names of custom
+// resources are DNS subdomains; each built-in kind checks its names in Go,
+// which OpenAPI does not publish, so lint checks the rule they all share:
+// a name must be a valid path segment.
+func metaErrors(u *unstructured.Unstructured, k *kindSchema) field.ErrorList {
+	nameFn := apivalidation.NameIsDNSSubdomain
+	if k.builtin {
+		nameFn = apipath.ValidatePathSegmentName
+	}
+	namespaced := k.namespaced && u.GetNamespace() != ""
+	return apivalidation.ValidateObjectMetaAccessor(u, namespaced, nameFn, field.NewPath("metadata"))
+}
+
+// blocking is the apiserver's hasBlockingErr: CEL rules do not run on an
+// object whose errors would make them misleading.
+func blocking(errs field.ErrorList) *field.Error {
+	for _, err := range errs {
+		switch err.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return nil
+}
+
+// schemas finds the schema of a kind: built-in kinds from the embedded
+// OpenAPI, Landlord's and Flux's kinds from the CRDs in config/, then the
+// CRDs found in the fleet itself.
+type schemas struct {
+	builtin *builtinSchemas
+	crds    map[schema.GroupVersionKind]*kindSchema
+
+	mu    sync.Mutex
+	kinds map[schema.GroupVersionKind]*kindSchema
+}
+
+// newSchemas starts from the built-in kinds and config/'s CRDs, shared by
+// every run since compiling them dominates a small lint.
+func newSchemas() (*schemas, error) {
+	base, err := loadBase()
+	if err != nil {
+		return nil, err
+	}
+	crds := make(map[schema.GroupVersionKind]*kindSchema, len(base.crds))
+	for gvk, k := range base.crds {
+		crds[gvk] = k
+	}
+	return &schemas{builtin: base.builtin, crds: crds, kinds: map[schema.GroupVersionKind]*kindSchema{}}, nil
+}
+
+// baseSchemas are the schemas every run starts from.
+type baseSchemas struct {
+	builtin *builtinSchemas
+	crds    map[schema.GroupVersionKind]*kindSchema
+}
+
+var loadBase = sync.OnceValues(func() (*baseSchemas, error) {
+	builtin, err := loadBuiltins()
+	if err != nil {
+		return nil, err
+	}
+	crds, err := config.CRDs()
+	if err != nil {
+		return nil, fmt.Errorf("config CRDs: %w", err)
+	}
+	base := &baseSchemas{builtin: builtin, crds: map[schema.GroupVersionKind]*kindSchema{}}
+	for _, crd := range crds {
+		kinds, err := crdSchemas(crd)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kinds {
+			base.crds[k.gvk] = k
+		}
+	}
+	return base, nil
+})
+
+// addCRD makes the kinds of a CRD found in the fleet known, unless a
+// built-in or config/ schema already defines them.
+func (s *schemas) addCRD(crd *apiextensionsv1.CustomResourceDefinition) error {
+	kinds, err := crdSchemas(crd)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range kinds {
+		if _, ok := s.crds[k.gvk]; !ok && !s.builtin.has(k.gvk) {
+			s.crds[k.gvk] = k
+		}
+	}
+	return nil
+}
+
+// lookup returns the schema of gvk, nil if no source knows it.
+func (s *schemas) lookup(gvk schema.GroupVersionKind) (*kindSchema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k, ok := s.kinds[gvk]; ok {
+		return k, nil
+	}
+	var k *kindSchema
+	if s.builtin.has(gvk) {
+		var err error
+		if k, err = s.builtin.kind(gvk); err != nil {
+			return nil, err
+		}
+	} else {
+		k = s.crds[gvk]
+	}
+	s.kinds[gvk] = k
+	return k, nil
+}
+
+// crdSchemas are the served versions of a CRD, as the apiserver's custom
+// resource handler builds them.
+func crdSchemas(crd *apiextensionsv1.CustomResourceDefinition) ([]*kindSchema, error) {
+	var kinds []*kindSchema
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		val, err := apihelpers.GetSchemaForVersion(crd, v.Name)
+		if err != nil || val == nil {
+			return nil, fmt.Errorf("CRD %s version %s: no schema: %v", crd.Name, v.Name, err)
+		}
+		internal := &apiextensions.CustomResourceValidation{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
+			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
+		}
+		structural, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+		if err != nil {
+			return nil, fmt.Errorf("CRD %s version %s: not a structural schema: %w", crd.Name, v.Name, err)
+		}
+		structural = structural.DeepCopy()
+		if err := structuraldefaulting.PruneDefaults(structural); err != nil {
+			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
+		}
+		validator, _, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
+		if err != nil {
+			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
+		}
+		subresources, err := apihelpers.GetSubresourcesForVersion(crd, v.Name)
+		if err != nil {
+			return nil, err
+		}
+		kinds = append(kinds, &kindSchema{
+			gvk:        schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind},
+			namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			dropStatus: subresources != nil && subresources.Status != nil,
+			structural: structural,
+			validator:  validator,
+			cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
+		})
+	}
+	return kinds, nil
+}
+
+// builtinSchemas are the embedded OpenAPI definitions of the built-in
+// kinds.
+type builtinSchemas struct {
+	defs       map[string]*spec.Schema
+	kinds      map[schema.GroupVersionKind]string
+	namespaced map[schema.GroupVersionKind]bool
+}
+
+const refPrefix = "#/components/schemas/"
+
+func loadBuiltins() (*builtinSchemas, error) {
+	b := &builtinSchemas{defs: map[string]*spec.Schema{}, kinds: map[schema.GroupVersionKind]string{}, namespaced: map[schema.GroupVersionKind]bool{}}
+	data, err := builtinFiles.ReadFile(resourcesFile)
+	if err != nil {
+		return nil, err
+	}
+	var scopes map[string]map[string]bool
+	if err := json.Unmarshal(data, &scopes); err != nil {
+		return nil, fmt.Errorf("%s: %w", resourcesFile, err)
+	}
+	for gv, kinds := range scopes {
+		parsed, err := schema.ParseGroupVersion(gv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", resourcesFile, err)
+		}
+		for kind, namespaced := range kinds {
+			b.namespaced[parsed.WithKind(kind)] = namespaced
+		}
+	}
+	files, err := builtinFiles.ReadDir("schemas")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		name := path.Join("schemas", f.Name())
+		if name == resourcesFile {
+			continue
+		}
+		data, err := builtinFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		var defs map[string]*spec.Schema
+		if err := json.Unmarshal(data, &defs); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for def, s := range defs {
+			goDecodesBytes(s)
+			b.defs[def] = s
+			gvks, _ := s.Extensions["x-kubernetes-group-version-kind"].([]any)
+			for _, g := range gvks {
+				m, _ := g.(map[string]any)
+				group, _ := m["group"].(string)
+				version, _ := m["version"].(string)
+				kind, _ := m["kind"].(string)
+				gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
+				// Only served resources: WatchEvent and the like name
+				// every group-version too.
+				if _, ok := b.namespaced[gvk]; ok {
+					b.kinds[gvk] = def
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// goDecodesBytes drops format byte from a built-in schema: the apiserver
+// decodes those fields with Go's base64, which skips the line breaks
+// kustomize's generators write, where OpenAPI's byte format refuses them.
+func goDecodesBytes(s *spec.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Format == "byte" {
+		s.Format = ""
+	}
+	for name, p := range s.Properties {
+		goDecodesBytes(&p)
+		s.Properties[name] = p
+	}
+	if s.Items != nil {
+		goDecodesBytes(s.Items.Schema)
+	}
+	if s.AdditionalProperties != nil {
+		goDecodesBytes(s.AdditionalProperties.Schema)
+	}
+	for i := range s.AllOf {
+		goDecodesBytes(&s.AllOf[i])
+	}
+}
+
+func (b *builtinSchemas) has(gvk schema.GroupVersionKind) bool {
+	_, ok := b.kinds[gvk]
+	return ok
+}
+
+// kind resolves the references of a built-in kind's schema and builds its
+// validators.
+func (b *builtinSchemas) kind(gvk schema.GroupVersionKind) (*kindSchema, error) {
+	resolved, err := resolver.PopulateRefs(func(ref string) (*spec.Schema, bool) {
+		s, ok := b.defs[strings.TrimPrefix(ref, refPrefix)]
+		return s, ok
+	}, refPrefix+b.kinds[gvk])
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", gvk, err)
+	}
+	return &kindSchema{
+		gvk:        gvk,
+		namespaced: b.namespaced[gvk],
+		builtin:    true,
+		dropStatus: true,
+		structural: toStructural(resolved),
+		validator:  validation.NewSchemaValidatorFromOpenAPI(resolved),
+	}, nil
+}
+
+// toStructural is the skeleton of a built-in schema that pruning walks.
+// An object with neither properties nor additionalProperties is free-form
+// there (a RawExtension, or a cycle PopulateRefs cut), so its fields are
+// kept rather than reported unknown.
+func toStructural(s *spec.Schema) *structuralschema.Structural {
+	st := &structuralschema.Structural{}
+	if len(s.Type) == 1 {
+		st.Type = s.Type[0]
+	}
+	preserve, _ := s.Extensions["x-kubernetes-preserve-unknown-fields"].(bool)
+	embedded, _ := s.Extensions["x-kubernetes-embedded-resource"].(bool)
+	intOrString, _ := s.Extensions["x-kubernetes-int-or-string"].(bool)
+	st.XPreserveUnknownFields = preserve || st.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties == nil
+	st.XEmbeddedResource = embedded
+	st.XIntOrString = intOrString || s.Format == "int-or-string"
+	if len(s.Properties) > 0 {
+		st.Properties = make(map[string]structuralschema.Structural, len(s.Properties))
+		for name, p := range s.Properties {
+			st.Properties[name] = *toStructural(&p)
+		}
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		st.Items = toStructural(s.Items.Schema)
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		st.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: ap.Allows}
+		if ap.Schema != nil {
+			st.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: true, Structural: toStructural(ap.Schema)}
+		}
+	}
+	return st
+}

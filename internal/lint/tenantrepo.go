@@ -1,0 +1,319 @@
+package lint
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/envsubst"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+// tenantRepo checks a tenant's repository: its kustomizations build, and
+// each overlay a Tenant of the fleet syncs holds only objects the guard
+// admits from the tenant's reconciler, valid against their schemas.
+func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
+	l.add(r.static...)
+	for _, u := range l.buildAll(r) {
+		for _, o := range u.objects {
+			l.secret(o)
+		}
+	}
+	var found []string
+	judged := false
+	for _, u := range l.applied {
+		tenants := l.tenantsOf(u)
+		to := tenants.byName[tr.Tenant]
+		if to == nil {
+			continue
+		}
+		judged = true
+		src, err := gitSource(to.tenant, tr.Source)
+		if err != nil {
+			return fmt.Errorf("--tenant-repo %s: %w", tr.Tenant, err)
+		}
+		if err := l.overlay(r, tenants.index, to, src); err != nil {
+			return err
+		}
+	}
+	if !judged && l.incomplete {
+		return l.ctx.Err() // the fleet's build findings say why
+	}
+	if !judged {
+		for _, u := range l.applied {
+			found = slices.AppendSeq(found, maps.Keys(l.tenantsOf(u).byName))
+		}
+		slices.Sort(found)
+		return fmt.Errorf("--tenant-repo %s: no Tenant %s in the kustomizations the fleet applies; allowed: %s",
+			tr.Tenant, tr.Tenant, strings.Join(slices.Compact(found), ", "))
+	}
+	return l.ctx.Err()
+}
+
+// gitSource picks the tenant's Git source a repository holds: the one
+// named, else the only one, else the one named after the tenant.
+func gitSource(t *v1alpha1.Tenant, name string) (int, error) {
+	var names []string
+	for i, s := range t.Spec.Sources {
+		if s.Git == nil {
+			continue // a template is the platform's repository
+		}
+		if s.Name == name {
+			return i, nil
+		}
+		names = append(names, s.Name)
+	}
+	switch {
+	case name != "":
+	case len(names) == 1:
+		return slices.IndexFunc(t.Spec.Sources, func(s v1alpha1.Source) bool { return s.Git != nil }), nil
+	case slices.Contains(names, t.Name):
+		return slices.IndexFunc(t.Spec.Sources, func(s v1alpha1.Source) bool { return s.Name == t.Name }), nil
+	}
+	if len(names) == 0 {
+		return 0, fmt.Errorf("tenant %s has no Git source", t.Name)
+	}
+	return 0, fmt.Errorf("tenant %s has no single Git source %q; name one as %s/SOURCE=DIR, allowed SOURCE: %s", t.Name, name, t.Name, strings.Join(names, ", "))
+}
+
+// overlay judges the directory source i of the Tenant syncs, as the Flux
+// Kustomization Landlord renders for it applies it: built, its variables
+// substituted, in its target namespace, as the tenant's reconciler.
+func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int) error {
+	t := to.tenant
+	objects, err := render.Objects(t)
+	if err != nil {
+		l.add(to.object.repo.finding(RuleSchema, to.object.file, to.object.line("spec"), "tenant "+t.Name+" does not render: "+err.Error()))
+		return nil
+	}
+	var ks *kustomizev1.Kustomization
+	vars := map[string]string{}
+	for _, obj := range objects {
+		switch o := obj.(type) {
+		case *kustomizev1.Kustomization:
+			if o.Name == t.Spec.Sources[i].Name {
+				ks = o
+			}
+		case *corev1.ConfigMap:
+			if o.Name == v1alpha1.VariablesConfigMap && o.Namespace == t.HomeNamespace() {
+				vars = o.Data
+			}
+		}
+	}
+	if ks == nil {
+		return fmt.Errorf("tenant %s renders no Kustomization for source %s", t.Name, t.Spec.Sources[i].Name)
+	}
+	dir := path.Clean(strings.TrimPrefix(ks.Spec.Path, "/"))
+	if !isDir(r, dir) {
+		field := fmt.Sprintf("spec.sources[%d].path", i)
+		l.add(to.object.repo.finding(RuleSourcePath, to.object.file, to.object.line(field),
+			fmt.Sprintf("%s: %q is not a directory of tenant %s's repository; Flux would fail Kustomization %s/%s", field, ks.Spec.Path, t.Name, ks.Namespace, ks.Name)))
+		return nil
+	}
+	built := r.unitFor(dir, asFlux)
+	if built.err != nil {
+		if _, ok := r.kustomizations[dir]; !ok {
+			files, _ := r.fluxResources(dir)
+			l.add(r.finding(RuleBuild, mentioned(files, built.err.Error()), 1, built.err.Error()))
+		}
+		return nil
+	}
+	declared := map[string]string{}
+	for _, o := range built.objects {
+		if isKind(o.gvk, "", "Namespace") {
+			if tenant := stringAt(o.obj, "metadata", "labels", v1alpha1.TenantLabel); tenant != "" {
+				declared[o.name] = tenant
+			}
+		}
+	}
+	index := tenants.withSelfService(declared)
+	reconciler := authenticationv1.UserInfo{
+		Username: "system:serviceaccount:" + ks.Namespace + ":" + ks.Spec.ServiceAccountName,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ks.Namespace, "system:authenticated"},
+	}
+	for _, o := range built.objects {
+		o, err := substitute(o, vars)
+		if err != nil {
+			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
+			continue
+		}
+		if err := l.judge(o, t, ks, index, reconciler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// judge validates o as written in the namespace Flux puts it in and runs
+// the policy engine on it, as the guard does on the reconciler's request.
+func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
+	k, err := l.schemas.lookup(o.gvk)
+	if err != nil {
+		return err
+	}
+	namespaced := k == nil || k.namespaced
+	namespace := ""
+	if namespaced {
+		// Flux's targetNamespace overrides every namespace; without one,
+		// an object without a namespace lands in the Kustomization's.
+		namespace = cmp.Or(ks.Spec.TargetNamespace, o.namespace, ks.Namespace)
+	}
+	valid, err := l.validate(o, namespace)
+	if err != nil {
+		return err
+	}
+	if namespaced {
+		if owner := index.ForNamespace(namespace); owner == nil || owner.Name != t.Name {
+			l.add(o.repo.finding(RuleNamespace, o.file, o.line("metadata.namespace"),
+				fmt.Sprintf("metadata.namespace: %q is not a namespace of tenant %s; allowed: %s", namespace, t.Name, strings.Join(tenantNamespaces(t), ", "))))
+			return nil
+		}
+	}
+	raw, err := judgedJSON(o)
+	if err != nil {
+		return err
+	}
+	typed, err := policy.Decode(o.gvk, raw)
+	if err != nil {
+		if valid {
+			// The apiserver would take it and the guard refuse it.
+			l.add(o.repo.finding(RuleSchema, o.file, o.line(""), "the guard cannot decode it: "+err.Error()))
+		}
+		return nil
+	}
+	req := policy.Request{Operation: admissionv1.Create, Namespace: namespace, Object: typed, User: user}
+	if ops := policy.Default(req, index); len(ops) > 0 {
+		// The mutating webhook runs first: apply its defaults.
+		patch, err := json.Marshal(ops)
+		if err != nil {
+			return err
+		}
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return err
+		}
+		if raw, err = p.Apply(raw); err != nil {
+			return err
+		}
+		if req.Object, err = policy.Decode(o.gvk, raw); err != nil {
+			return err
+		}
+	}
+	judgeIndex := index
+	if isKind(o.gvk, "", "Namespace") {
+		judgeIndex = index.creatingNamespace(o.name)
+	}
+	for _, e := range policy.Evaluate(req, judgeIndex) {
+		id := policy.RuleID(e)
+		l.add(o.repo.finding(Rule{ID: id}, o.file, o.line(e.Field), policyMessage(e, id)))
+	}
+	return nil
+}
+
+// judgedJSON is the object the guard sees: without SOPS metadata, and for
+// a Secret without its data, which no rule reads and SOPS may have
+// encrypted.
+func judgedJSON(o *object) ([]byte, error) {
+	obj := maps.Clone(o.obj)
+	delete(obj, "sops")
+	if isKind(o.gvk, "", "Secret") {
+		delete(obj, "data")
+		delete(obj, "stringData")
+	}
+	return json.Marshal(obj)
+}
+
+// policyMessage is the error without the rule id its detail starts with,
+// which the finding carries on its own.
+func policyMessage(e *field.Error, id string) string {
+	c := *e
+	c.Detail = strings.TrimPrefix(c.Detail, id+": ")
+	return c.Error()
+}
+
+// tenantNamespaces lists the tenant's namespaces for messages.
+func tenantNamespaces(t *v1alpha1.Tenant) []string {
+	names := t.NamespaceNames()
+	if t.Spec.SelfService != nil {
+		names = append(names, t.Spec.SelfService.Prefix+"*")
+	}
+	return names
+}
+
+// stringAt reads a string at a path of a JSON object, "" if absent.
+func stringAt(obj map[string]any, fields ...string) string {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[f]
+	}
+	s, _ := cur.(string)
+	return s
+}
+
+// Flux's variable names and its switch to turn substitution off.
+var (
+	varName           = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
+	substituteKey     = kustomizev1.GroupVersion.Group + "/substitute"
+	substituteDisable = "disabled"
+)
+
+// substitute replaces ${VAR} in o with vars as kustomize-controller's
+// postBuild does: on the object's YAML, unset variables empty, unless the
+// object turns substitution off.
+func substitute(o *object, vars map[string]string) (*object, error) {
+	if len(vars) == 0 {
+		return o, nil
+	}
+	for _, field := range []string{"labels", "annotations"} {
+		if stringAt(o.obj, "metadata", field, substituteKey) == substituteDisable {
+			return o, nil
+		}
+	}
+	clean := make(map[string]string, len(vars))
+	for k, v := range vars {
+		if !varName.MatchString(k) {
+			return o, fmt.Errorf("variable %q: name must match %s", k, varName)
+		}
+		clean[k] = strings.ReplaceAll(v, "\n", "")
+	}
+	data, err := yaml.Marshal(o.obj)
+	if err != nil {
+		return o, err
+	}
+	out, err := envsubst.Eval(string(data), func(s string) (string, bool) { return clean[s], true })
+	if err != nil {
+		return o, fmt.Errorf("variable substitution: %w", err)
+	}
+	jsonData, err := yaml.YAMLToJSON([]byte(out))
+	if err != nil {
+		return o, fmt.Errorf("variable substitution: %w", err)
+	}
+	c := *o
+	c.obj = nil
+	if err := utiljson.Unmarshal(jsonData, &c.obj); err != nil {
+		return o, fmt.Errorf("variable substitution: %w", err)
+	}
+	c.namespace = stringAt(c.obj, "metadata", "namespace")
+	c.name = stringAt(c.obj, "metadata", "name")
+	return &c, nil
+}
