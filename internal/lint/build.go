@@ -86,16 +86,24 @@ func (r *repo) unitFor(dir, how string) *unit {
 	if ok {
 		return u
 	}
-	u = &unit{dir: dir}
-	if r.blocked(dir) {
-		// Building would fetch the remote base: the finding says why not.
-		u.err = errBlocked
-		return u
-	}
+	u = r.buildUnit(dir, how)
+	r.mu.Lock()
+	r.units[key] = u
+	r.mu.Unlock()
+	return u
+}
+
+func (r *repo) buildUnit(dir, how string) *unit {
+	u := &unit{dir: dir}
 	var kfile string
 	var content []byte
 	switch how {
 	case asKustomization:
+		if r.blocked(dir) {
+			// Building would fetch the remote base: its finding says why not.
+			u.err = errBlocked
+			return u
+		}
 		kfile = r.kustomizations[dir].file
 		content, u.err = os.ReadFile(filepath.Join(r.root, filepath.FromSlash(kfile)))
 	case asManifests:
@@ -105,6 +113,10 @@ func (r *repo) unitFor(dir, how string) *unit {
 		kfile = path.Join(dir, konfig.DefaultKustomizationFileName())
 		var files []string
 		if files, u.err = r.fluxResources(dir); u.err == nil {
+			if slices.ContainsFunc(files, r.blocked) {
+				u.err = errBlocked
+				return u
+			}
 			content, u.err = r.generated(dir, files, false)
 		}
 	}
@@ -114,9 +126,6 @@ func (r *repo) unitFor(dir, how string) *unit {
 	if u.err != nil {
 		u.err = fmt.Errorf("%s", r.rel(u.err.Error()))
 	}
-	r.mu.Lock()
-	r.units[key] = u
-	r.mu.Unlock()
 	return u
 }
 

@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -36,7 +37,8 @@ type linter struct {
 	// incomplete is set when a directory the fleet applies does not build:
 	// its Tenants are unknown.
 	incomplete bool
-	tenants    map[*unit]*unitTenants
+	// tenants caches the decoded Tenants of each applied build.
+	tenants map[*unit]*unitTenants
 }
 
 func (l *linter) add(findings ...Finding) {
@@ -52,11 +54,11 @@ func (l *linter) add(findings ...Finding) {
 func (l *linter) fleet(r *repo) error {
 	l.add(r.static...)
 	units := l.buildAll(r)
-	if err := l.addCRDs(units); err != nil {
-		return err
-	}
+	l.addCRDs(units)
 	applied := l.appliedUnits(r, units)
-	for _, u := range append(units, applied...) {
+	// Applied builds Flux generates a kustomization for are not among the
+	// others; objects in both are validated once.
+	for _, u := range slices.Concat(units, applied) {
 		for _, o := range u.objects {
 			if _, err := l.validate(o, o.namespace); err != nil {
 				return err
@@ -89,8 +91,17 @@ func (l *linter) buildAll(r *repo) []*unit {
 		}
 	}
 	var units []*unit
+	// visited is false while a directory's build is being explained, true
+	// once done: a cycle back to it is the failure to report, not one
+	// inside.
+	visited := map[string]bool{}
 	var build func(dir string) (failed bool)
 	build = func(dir string) bool {
+		if done, ok := visited[dir]; ok {
+			return done && r.unitFor(dir, asKustomization).err != nil
+		}
+		visited[dir] = false
+		defer func() { visited[dir] = true }()
 		u := r.unitFor(dir, asKustomization)
 		if u.err == nil {
 			units = append(units, u)
@@ -157,7 +168,7 @@ func mentioned(files []string, msg string) string {
 }
 
 // addCRDs makes the CRDs the fleet installs known to the schemas.
-func (l *linter) addCRDs(units []*unit) error {
+func (l *linter) addCRDs(units []*unit) {
 	crdKind := apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
 	for _, u := range units {
 		for _, o := range u.objects {
@@ -173,7 +184,6 @@ func (l *linter) addCRDs(units []*unit) error {
 			}
 		}
 	}
-	return nil
 }
 
 // decode converts an object into a typed one.
@@ -223,7 +233,9 @@ func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
 			au := r.unitFor(dir, asFlux)
 			if au.err != nil {
 				l.incomplete = true
-				if _, ok := r.kustomizations[dir]; !ok {
+				// A kustomization's failure, or a blocked one, is reported
+				// where it is.
+				if _, ok := r.kustomizations[dir]; !ok && !errors.Is(au.err, errBlocked) {
 					l.add(r.finding(RuleBuild, o.file, o.line("spec.path"), "spec.path: "+au.err.Error()))
 				}
 				continue

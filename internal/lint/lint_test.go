@@ -341,6 +341,19 @@ spec:
 			},
 			want: []string{"dev-team:apps/nested/cm.yaml:5: LINT008", "dev-team:apps/service.yaml:6: LL013"},
 		},
+		"kustomizations taking each other in": {
+			fleet: map[string]string{
+				"infrastructure/a/kustomization.yaml": "resources:\n- ../b\n",
+				"infrastructure/b/kustomization.yaml": "resources:\n- ../a\n",
+				"infrastructure/kustomization.yaml":   "resources:\n- landlord\n- a\n",
+			},
+			want: []string{":infrastructure/b/kustomization.yaml:2: LINT001"},
+		},
+		"a remote base below a directory Flux generates a kustomization for": {
+			fleet: map[string]string{"tenants/staging/dev-team-patch.yaml": "- op: add\n  path: /spec/sources/0/path\n  value: ./apps\n"},
+			repo:  map[string]string{"apps/remote/kustomization.yaml": "resources:\n- https://example.com/app.yaml\n"},
+			want:  []string{"dev-team:apps/remote/kustomization.yaml:2: LINT005"},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			fleetDir, repoDir := scaffold(t, tc.fleet, tc.repo)

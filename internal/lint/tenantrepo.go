@@ -3,6 +3,7 @@ package lint
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -128,7 +129,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 	}
 	built := r.unitFor(dir, asFlux)
 	if built.err != nil {
-		if _, ok := r.kustomizations[dir]; !ok {
+		if _, ok := r.kustomizations[dir]; !ok && !errors.Is(built.err, errBlocked) {
 			files, _ := r.fluxResources(dir)
 			l.add(r.finding(RuleBuild, mentioned(files, built.err.Error()), 1, built.err.Error()))
 		}
