@@ -162,7 +162,38 @@ components: [../../../infrastructure/flux-lockdown]
 	}
 }
 
-// TestTenantRepoBuilds builds both overlays of a tenant repository.
+// TestLockdownComponentKeepsTheFleetSync takes the component into the
+// flux-system kustomization flux bootstrap writes: its Kustomization must
+// run as kustomize-controller, not as the default account the lockdown
+// imposes on Kustomizations without one.
+func TestLockdownComponentKeepsTheFleetSync(t *testing.T) {
+	dir := initFleet(t)
+	system := filepath.Join(dir, "clusters", "staging", "flux-system")
+	write(t, filepath.Join(system, "gotk-sync.yaml"), `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec:
+  interval: 10m0s
+  path: ./clusters/staging
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`)
+	write(t, filepath.Join(system, "kustomization.yaml"), `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [gotk-sync.yaml]
+components: [../../../infrastructure/flux-lockdown]
+`)
+	res := build(t, system).Resources()
+	if len(res) != 1 {
+		t.Fatalf("built %d objects, want the Kustomization", len(res))
+	}
+	if sa, err := res[0].GetString("spec.serviceAccountName"); err != nil || sa != "kustomize-controller" {
+		t.Errorf("flux-system Kustomization serviceAccountName = %q (%v), want kustomize-controller", sa, err)
+	}
+}
+
+// TestTenantRepoBuilds builds both overlays of a tenant repository: every
+// object in the namespace Flux substitutes, the chart range per overlay.
 func TestTenantRepoBuilds(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := fleet.InitTenantRepo(dir, fleet.Podinfo); err != nil {
@@ -171,6 +202,9 @@ func TestTenantRepoBuilds(t *testing.T) {
 	for env, want := range map[string]string{"staging": ">=1.0.0-0", "production": ">=1.0.0"} {
 		var version string
 		for _, res := range build(t, filepath.Join(dir, env)).Resources() {
+			if ns := res.GetNamespace(); ns != "${TENANT_NAMESPACE}" {
+				t.Errorf("%s: %s %s in namespace %q, want ${TENANT_NAMESPACE}", env, res.GetKind(), res.GetName(), ns)
+			}
 			if res.GetKind() == "HelmRelease" {
 				v, err := res.GetString("spec.chart.spec.version")
 				if err != nil {

@@ -21,6 +21,9 @@ const (
 	FluxNamespace = "flux-system"
 	// FluxSource is the GitRepository flux bootstrap creates for the fleet.
 	FluxSource = "flux-system"
+	// FluxSync is the Kustomization flux bootstrap creates for the cluster's
+	// directory.
+	FluxSync = "flux-system"
 	// InfrastructureName is the Flux Kustomization installing Landlord.
 	InfrastructureName = "infrastructure"
 	// TenantsName is the Flux Kustomization applying the Tenants.
@@ -100,6 +103,10 @@ func tenantsSync(cluster string) *kustomizev1.Kustomization {
 	return k
 }
 
+// platformServiceAccount is kustomize-controller's own service account,
+// bound to cluster-admin by flux install.
+const platformServiceAccount = "kustomize-controller"
+
 // platformSync runs as kustomize-controller's own service account: with
 // the lockdown's --default-service-account, a platform Kustomization
 // without one would impersonate flux-system's powerless default account.
@@ -113,7 +120,7 @@ func platformSync(name, dir string) *kustomizev1.Kustomization {
 			Timeout:            &metav1.Duration{Duration: 5 * time.Minute},
 			Path:               dir,
 			Prune:              true,
-			ServiceAccountName: "kustomize-controller",
+			ServiceAccountName: platformServiceAccount,
 			SourceRef: kustomizev1.CrossNamespaceSourceReference{
 				Kind: sourcev1.GitRepositoryKind,
 				Name: FluxSource,
@@ -152,7 +159,10 @@ func infrastructureFiles(dir string) ([]file, error) {
 
 // lockdownComponent is Flux's multi-tenancy lockdown: no cross-namespace
 // references, no remote bases, and a default service account so that a
-// tenant's Kustomization or HelmRelease without one has no rights.
+// tenant's Kustomization or HelmRelease without one has no rights. The
+// flux-system Kustomization, which flux bootstrap writes without a service
+// account, gets kustomize-controller's own, as the platform Kustomizations
+// have: else the default account would leave the fleet's sync powerless.
 func lockdownComponent() *types.Kustomization {
 	k := &types.Kustomization{}
 	k.Kind = types.ComponentKind
@@ -170,6 +180,13 @@ func lockdownComponent() *types.Kustomization {
 			"(kustomize-controller|helm-controller|notification-controller|image-reflector-controller|image-automation-controller)"),
 		arg("-", "--no-remote-bases=true", "kustomize-controller"),
 		arg("-", "--default-service-account=default", "(kustomize-controller|helm-controller)"),
+		{
+			Patch: "- op: add\n  path: /spec/serviceAccountName\n  value: " + platformServiceAccount + "\n",
+			Target: &types.Selector{ResId: resid.ResId{
+				Gvk:  resid.Gvk{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind},
+				Name: FluxSync,
+			}},
+		},
 	}
 	return k
 }

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // Chart is the example application a scaffolded tenant repository
@@ -41,8 +43,10 @@ var tenantEnvs = []struct {
 
 // InitTenantRepo writes a tenant repository below dir: a base with an
 // example HelmRelease of chart and staging and production overlays
-// patching its chart version and values. Objects carry no namespace: the
-// tenant's Flux Kustomization applies them in the tenant's namespace.
+// patching its chart version and values. Objects carry no namespace of
+// their own: each overlay sets ${TENANT_NAMESPACE}, which the tenant's Flux
+// Kustomization substitutes with its home namespace, since Flux applies a
+// namespaced object only where it names.
 func InitTenantRepo(dir string, chart Chart) ([]Change, error) {
 	var files []file
 	for _, o := range []struct {
@@ -84,6 +88,7 @@ func InitTenantRepo(dir string, chart Chart) ([]Change, error) {
 		files = append(files, file{path: env.name + "/" + chart.Name + "-values.yaml", data: patch})
 		k := newKustomization("../base")
 		k.Patches = []types.Patch{{Path: chart.Name + "-values.yaml"}}
+		k.Namespace = "${" + render.TenantNamespaceVariable + "}"
 		f, err := kustomizationFile(env.name+"/"+KustomizationFile, k)
 		if err != nil {
 			return nil, err
