@@ -2,6 +2,7 @@ package lint
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -180,6 +181,35 @@ func TestBuiltinSchemasLoad(t *testing.T) {
 	for _, gvk := range []schema.GroupVersionKind{{Version: "v1", Kind: "WatchEvent"}, {Group: "apps", Version: "v1beta1", Kind: "Deployment"}} {
 		if k, _ := s.lookup(gvk); k != nil {
 			t.Errorf("%s: has a schema, want none", gvk)
+		}
+	}
+}
+
+func TestGitSource(t *testing.T) {
+	git := &v1alpha1.GitSource{URL: "https://git.example.com/x"}
+	tenant := func(sources ...v1alpha1.Source) *v1alpha1.Tenant {
+		return &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "team"}, Spec: v1alpha1.TenantSpec{Sources: sources}}
+	}
+	template := v1alpha1.Source{Name: "base", Template: git}
+	for name, tc := range map[string]struct {
+		tenant *v1alpha1.Tenant
+		source string
+		want   int
+		err    string
+	}{
+		"the only Git source, past a template": {tenant(template, v1alpha1.Source{Name: "apps", Git: git}), "", 1, ""},
+		"the one named after the tenant":       {tenant(v1alpha1.Source{Name: "apps", Git: git}, v1alpha1.Source{Name: "team", Git: git}), "", 1, ""},
+		"the one named":                        {tenant(v1alpha1.Source{Name: "apps", Git: git}, v1alpha1.Source{Name: "team", Git: git}), "apps", 0, ""},
+		"several":                              {tenant(v1alpha1.Source{Name: "a", Git: git}, v1alpha1.Source{Name: "b", Git: git}), "", 0, "has 2 Git sources: name one as team/SOURCE=DIR, SOURCE one of a, b"},
+		"unknown":                              {tenant(v1alpha1.Source{Name: "a", Git: git}), "b", 0, "has no Git source b; allowed: a"},
+		"templates only":                       {tenant(template), "", 0, "has no Git source"},
+	} {
+		got, err := gitSource(tc.tenant, tc.source)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want %q", name, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("%s: gitSource = %d, %v; want %d", name, got, err, tc.want)
 		}
 	}
 }

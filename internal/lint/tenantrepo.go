@@ -36,7 +36,6 @@ func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
 			l.secret(o)
 		}
 	}
-	var found []string
 	judged := false
 	for _, u := range l.applied {
 		tenants := l.tenantsOf(u)
@@ -57,6 +56,7 @@ func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
 		return l.ctx.Err() // the fleet's build findings say why
 	}
 	if !judged {
+		var found []string
 		for _, u := range l.applied {
 			found = slices.AppendSeq(found, maps.Keys(l.tenantsOf(u).byName))
 		}
@@ -81,16 +81,16 @@ func gitSource(t *v1alpha1.Tenant, name string) (int, error) {
 		names = append(names, s.Name)
 	}
 	switch {
+	case len(names) == 0:
+		return 0, fmt.Errorf("tenant %s has no Git source", t.Name)
 	case name != "":
+		return 0, fmt.Errorf("tenant %s has no Git source %s; allowed: %s", t.Name, name, strings.Join(names, ", "))
 	case len(names) == 1:
 		return slices.IndexFunc(t.Spec.Sources, func(s v1alpha1.Source) bool { return s.Git != nil }), nil
 	case slices.Contains(names, t.Name):
 		return slices.IndexFunc(t.Spec.Sources, func(s v1alpha1.Source) bool { return s.Name == t.Name }), nil
 	}
-	if len(names) == 0 {
-		return 0, fmt.Errorf("tenant %s has no Git source", t.Name)
-	}
-	return 0, fmt.Errorf("tenant %s has no single Git source %q; name one as %s/SOURCE=DIR, allowed SOURCE: %s", t.Name, name, t.Name, strings.Join(names, ", "))
+	return 0, fmt.Errorf("tenant %s has %d Git sources: name one as %s/SOURCE=DIR, SOURCE one of %s", t.Name, len(names), t.Name, strings.Join(names, ", "))
 }
 
 // overlay judges the directory source i of the Tenant syncs, as the Flux
@@ -104,7 +104,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 		return nil
 	}
 	var ks *kustomizev1.Kustomization
-	vars := map[string]string{}
+	configMaps := map[string]*corev1.ConfigMap{}
 	for _, obj := range objects {
 		switch o := obj.(type) {
 		case *kustomizev1.Kustomization:
@@ -112,14 +112,13 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 				ks = o
 			}
 		case *corev1.ConfigMap:
-			if o.Name == v1alpha1.VariablesConfigMap && o.Namespace == t.HomeNamespace() {
-				vars = o.Data
-			}
+			configMaps[o.Namespace+"/"+o.Name] = o
 		}
 	}
 	if ks == nil {
 		return fmt.Errorf("tenant %s renders no Kustomization for source %s", t.Name, t.Spec.Sources[i].Name)
 	}
+	vars := postBuildVariables(ks, configMaps)
 	dir := path.Clean(strings.TrimPrefix(ks.Spec.Path, "/"))
 	if !isDir(r, dir) {
 		field := fmt.Sprintf("spec.sources[%d].path", i)
@@ -220,6 +219,22 @@ func (l *linter) judge(o *object, ks *kustomizev1.Kustomization, index *tenantIn
 		l.add(o.repo.finding(Rule{ID: id}, o.file, o.line(e.Field), policyMessage(e, id)))
 	}
 	return nil
+}
+
+// postBuildVariables are the variables Flux substitutes for ks: those of
+// the ConfigMaps it substitutes from, as rendered, then its inline ones.
+func postBuildVariables(ks *kustomizev1.Kustomization, configMaps map[string]*corev1.ConfigMap) map[string]string {
+	vars := map[string]string{}
+	if ks.Spec.PostBuild == nil {
+		return vars
+	}
+	for _, ref := range ks.Spec.PostBuild.SubstituteFrom {
+		if cm := configMaps[ks.Namespace+"/"+ref.Name]; ref.Kind == "ConfigMap" && cm != nil {
+			maps.Copy(vars, cm.Data)
+		}
+	}
+	maps.Copy(vars, ks.Spec.PostBuild.Substitute)
+	return vars
 }
 
 // judgedJSON is the object the guard sees: without SOPS metadata, and for
