@@ -66,10 +66,10 @@ build:
 test: tools flux-tools
 	go test $(GO_TEST_FLAGS) ./...
 
-## demo: the local environment with a sample tenant
+## demo: the local environment with Flux and two tenants onboarded from Git
 .PHONY: demo
-demo: tools build
-	$(BIN)/landlord dev up --dir .landlord --apply config/samples
+demo: tools flux-tools build
+	$(BIN)/landlord dev up --demo --dir .landlord
 
 ## lint: gofmt, go vet and generated code in sync
 .PHONY: lint

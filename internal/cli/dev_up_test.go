@@ -4,26 +4,22 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	fluxmeta "github.com/fluxcd/pkg/apis/meta"
-	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/gitserver"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // TestDevUp runs the real binary twice on one directory: it gets ready,
@@ -65,29 +61,14 @@ func TestDevUp(t *testing.T) {
 	}
 }
 
-// TestDevUpFlux runs the binary with --flux: source-controller fetches a
-// repository of a local Git server, and on SIGINT every Flux controller stops
-// with the rest.
-func TestDevUpFlux(t *testing.T) {
+// TestDevUpDemo runs what `make demo` runs: Flux syncs a fleet from the
+// local Git server, both tenants become Ready with their staging overlay,
+// chart and variables, the audit passes every check, an escape is refused,
+// and on SIGINT every process stops.
+func TestDevUpDemo(t *testing.T) {
 	bin := buildLandlord(t)
 	dir := t.TempDir()
-	git, err := gitserver.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := git.Serve(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = git.Close() })
-	url, err := git.CreateRepo("app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := git.PushDir(t.Context(), "app", "../../config/samples", "samples"); err != nil {
-		t.Fatal(err)
-	}
-
-	cmd := exec.Command(bin, "dev", "up", "--dir", dir, "--flux")
+	cmd := exec.Command(bin, "dev", "up", "--demo", "--dir", dir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +78,20 @@ func TestDevUpFlux(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	kubeconfig := waitReadyLine(t, bufio.NewScanner(stdout))
+	var output strings.Builder
+	kubeconfig := waitReadyLine(t, bufio.NewScanner(io.TeeReader(stdout, &output)))
+
+	shown := output.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^frontend +frontend,frontend-jobs +True +main@sha1:`),
+		regexp.MustCompile(`(?m)^backend +backend,backend-jobs +True +main@sha1:`),
+		regexp.MustCompile(`(?m)^(\d+) checks: (\d+) PASS, 0 FAIL, 0 SKIP$`),
+		regexp.MustCompile(`denied the request: spec.sourceRef.namespace: .*LL002`),
+	} {
+		if !want.MatchString(shown) {
+			t.Errorf("demo output lacks %s:\n%s", want, shown)
+		}
+	}
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -107,33 +101,27 @@ func TestDevUpFlux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := &sourcev1.GitRepository{
-		ObjectMeta: metav1.ObjectMeta{Namespace: testenv.FluxNamespace, Name: "app"},
-		Spec: sourcev1.GitRepositorySpec{
-			URL:       url,
-			Reference: &sourcev1.GitRepositoryRef{Branch: gitserver.Branch},
-			Interval:  metav1.Duration{Duration: time.Minute},
-		},
+	welcome := &corev1.ConfigMap{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "frontend", Name: "welcome"}, welcome); err != nil {
+		t.Fatalf("the staging overlay's ConfigMap: %v", err)
 	}
-	if err := c.Create(t.Context(), repo); err != nil {
-		t.Fatal(err)
+	if got, want := welcome.Data["message"], "Hello from frontend, in frontend"; got != want {
+		t.Errorf("welcome message %q, want %q with the tenant's variables", got, want)
 	}
+	// The chart from the tenant's own HelmRepository, installed by
+	// helm-controller as the tenant's reconciler.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	for {
-		err := c.Get(ctx, client.ObjectKeyFromObject(repo), repo)
-		if err == nil && apimeta.IsStatusConditionTrue(repo.Status.Conditions, fluxmeta.ReadyCondition) && repo.Status.Artifact != nil {
+		release := &corev1.ConfigMap{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: "backend", Name: "hello-hello"}, release)
+		if err == nil {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("GitRepository app not Ready with an artifact: %v, conditions %+v", err, repo.Status.Conditions)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	for _, name := range []string{"source-controller", "kustomize-controller", "helm-controller"} {
-		if _, err := os.Stat(filepath.Join(dir, name+".log")); err != nil {
-			t.Errorf("%s log: %v", name, err)
+			t.Fatalf("the hello chart's ConfigMap in backend: %v", err)
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
 
@@ -141,7 +129,7 @@ func TestDevUpFlux(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("landlord dev up --flux after SIGINT: %v, want exit 0", err)
+		t.Fatalf("landlord dev up --demo after SIGINT: %v, want exit 0", err)
 	}
 	if left := processesUsing(t, dir); len(left) > 0 {
 		t.Errorf("processes left running: %v", left)

@@ -23,7 +23,8 @@ type Landlord struct {
 	// Webhook is what the webhooks are served with.
 	Webhook webhook.Options
 	stop    context.CancelFunc
-	stopped chan error
+	done    chan struct{}
+	err     error // how the manager ended, set before done closes
 }
 
 // Start installs Landlord's prerequisites into env and runs the controller,
@@ -51,7 +52,7 @@ func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error)
 			URLBase:   fmt.Sprintf("https://127.0.0.1:%d", port),
 			CertDir:   filepath.Join(dir, "webhook-certs"),
 		},
-		stopped: make(chan error, 1),
+		done: make(chan struct{}),
 	}
 	// The controller runs as its service account, so a missing RBAC marker
 	// shows as a failure rather than hiding behind an admin's rights.
@@ -64,18 +65,23 @@ func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error)
 	}
 	mgrCtx, stop := context.WithCancel(ctx)
 	l.stop = stop
-	go func() { l.stopped <- mgr.Start(mgrCtx) }()
+	go func() {
+		l.err = mgr.Start(mgrCtx)
+		close(l.done)
+	}()
 	return l, nil
 }
 
-// Stop ends the controller and waits for it.
+// Stop ends the controller, waits for it and returns how it ended; it may
+// be called more than once.
 func (l *Landlord) Stop() error {
 	l.stop()
-	return <-l.stopped
+	<-l.done
+	return l.err
 }
 
-// Done reports the controller's end, with its error.
-func (l *Landlord) Done() <-chan error { return l.stopped }
+// Done is closed when the controller has ended, by Stop or on its own.
+func (l *Landlord) Done() <-chan struct{} { return l.done }
 
 func freePort() (int, error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
