@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -105,7 +106,7 @@ func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace 
 	var errs field.ErrorList
 	if meta != nil {
 		// The request's namespace is the object's: cluster-scoped objects
-		// lose theirs, a namespaced one without is applied in namespace.
+		// lose theirs, and namespace, where Flux applies it, wins.
 		u := &unstructured.Unstructured{Object: map[string]any{}}
 		u.SetName(meta.Name)
 		u.SetGenerateName(meta.GenerateName)
@@ -114,10 +115,7 @@ func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace 
 		u.SetFinalizers(meta.Finalizers)
 		u.SetOwnerReferences(meta.OwnerReferences)
 		if k.namespaced {
-			u.SetNamespace(meta.Namespace)
-			if meta.Namespace == "" {
-				u.SetNamespace(namespace)
-			}
+			u.SetNamespace(cmp.Or(namespace, meta.Namespace))
 		}
 		errs = append(errs, metaErrors(u, k)...)
 	}
@@ -133,7 +131,7 @@ func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace 
 		return problems
 	}
 	if blocked := blocking(errs); blocked != nil {
-		return append(problems, fieldProblem(RuleValidationRule, blocked))
+		return append(problems, problem{rule: RuleValidationRule, message: blocked.Detail})
 	}
 	celErrs, _ := k.cel.Validate(ctx, nil, k.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	for _, e := range celErrs {
