@@ -5,11 +5,9 @@ package gitserver
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/cgi"
 	"os"
@@ -17,7 +15,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/landlord-dev/landlord/internal/loopback"
 )
 
 // Branch is the default branch of every repository the server creates.
@@ -29,16 +28,12 @@ var repoName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za
 // Server serves the bare repositories under its root directory, pushes
 // included.
 type Server struct {
-	root      string
-	backend   string
-	username  string
-	password  string
-	errorLog  io.Writer
-	mu        sync.Mutex
-	url       string
-	listener  net.Listener
-	srv       *http.Server
-	serveDone chan error
+	root     string
+	backend  string
+	username string
+	password string
+	errorLog io.Writer
+	http     loopback.Server
 }
 
 // Option configures a Server.
@@ -84,44 +79,14 @@ func New(root string, opts ...Option) (*Server, error) {
 // Serve listens on a free loopback port and returns the server's base URL;
 // a repository is at URL/name.git.
 func (s *Server) Serve() (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil {
-		return "", errors.New("git server already serving")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("listen: %w", err)
-	}
-	s.listener = l
-	s.url = "http://" + l.Addr().String()
-	s.srv = &http.Server{Handler: s.handler(), ErrorLog: log.New(s.errorLog, "gitserver: ", 0)}
-	s.serveDone = make(chan error, 1)
-	go func() { s.serveDone <- s.srv.Serve(l) }()
-	return s.url, nil
+	return s.http.Start(s.handler(), log.New(s.errorLog, "gitserver: ", 0))
 }
 
 // URL returns the base URL given by Serve.
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
-}
+func (s *Server) URL() string { return s.http.URL() }
 
 // Close stops serving; the repositories stay on disk.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv == nil {
-		return nil
-	}
-	err := s.srv.Close()
-	if serveErr := <-s.serveDone; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	s.srv = nil
-	return err
-}
+func (s *Server) Close() error { return s.http.Close() }
 
 func (s *Server) handler() http.Handler {
 	backend := &cgi.Handler{

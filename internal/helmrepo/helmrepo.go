@@ -4,11 +4,9 @@ package helmrepo
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,16 +15,17 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/repo"
+
+	"github.com/landlord-dev/landlord/internal/loopback"
 )
 
 // Server serves the chart archives in its directory and their index.
 type Server struct {
 	dir string
 
-	mu        sync.Mutex
-	url       string
-	srv       *http.Server
-	serveDone chan error
+	// mu keeps index writes apart.
+	mu   sync.Mutex
+	http loopback.Server
 }
 
 // New returns a server for the repository in dir, created if missing.
@@ -74,46 +73,14 @@ func (s *Server) AddChart(chartDir string) (name, version string, err error) {
 
 // Serve listens on a free loopback port and returns the repository's URL.
 func (s *Server) Serve() (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil {
-		return "", errors.New("chart repository already serving")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("listen: %w", err)
-	}
-	s.url = "http://" + l.Addr().String()
-	s.srv = &http.Server{
-		Handler:  http.FileServer(http.Dir(s.dir)),
-		ErrorLog: log.New(os.Stderr, "helmrepo: ", 0),
-	}
-	s.serveDone = make(chan error, 1)
-	go func() { s.serveDone <- s.srv.Serve(l) }()
-	return s.url, nil
+	return s.http.Start(http.FileServer(http.Dir(s.dir)), log.New(os.Stderr, "helmrepo: ", 0))
 }
 
 // URL returns the repository's URL given by Serve.
-func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
-}
+func (s *Server) URL() string { return s.http.URL() }
 
 // Close stops serving; the archives and index stay in the directory.
-func (s *Server) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv == nil {
-		return nil
-	}
-	err := s.srv.Close()
-	if serveErr := <-s.serveDone; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	s.srv = nil
-	return err
-}
+func (s *Server) Close() error { return s.http.Close() }
 
 // example is a one-ConfigMap chart whose greeting comes from a value.
 //
