@@ -42,7 +42,9 @@ repositories of its tenants, without a cluster:
 
 Each finding prints as FILE:LINE: RULE: MESSAGE, FILE relative to its
 repository; a tenant repository's messages start with the tenant's name.
-Exit status 1 when there are findings.
+-o json prints a list of {file, line, rule, message} objects, with repo
+naming the tenant for a tenant repository's. Exit status 1 when there are
+findings.
 
 Rules of lint:
 ` + ruleTable(lintRules()) + `
