@@ -63,7 +63,7 @@ func TestAudit(t *testing.T) {
 
 	// The webhooks come up with the controller: wait for a clean audit.
 	var checks []audit.Check
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		var code int
 		code, checks = run("--tenant", "teal")
 		if code != 0 {
@@ -182,7 +182,7 @@ func tenants(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, func() error {
+	testenv.Eventually(t, time.Minute, func() error {
 		for _, name := range []string{"teal", "plum"} {
 			tenant := &v1alpha1.Tenant{}
 			if err := k8s.Get(ctx, client.ObjectKey{Name: name}, tenant); err != nil {
@@ -233,19 +233,4 @@ func failures(checks []audit.Check) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 }

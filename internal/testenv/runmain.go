@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 )
 
 // RunMain is the body of a TestMain sharing one control plane across a
@@ -38,4 +39,22 @@ func RunMainWith(m *testing.M, opts Options, setup func(*Env) error) (code int) 
 		}
 	}
 	return m.Run()
+}
+
+// Eventually calls check until it returns nil, failing t with check's last
+// error once timeout has passed: the controllers under test act on their
+// own time.
+func Eventually(t testing.TB, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %v", timeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }

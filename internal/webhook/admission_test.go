@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -31,7 +32,7 @@ func tenantNamespace(t *testing.T, name string) client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
-	eventually(t, 30*time.Second, func() error {
+	testenv.Eventually(t, 30*time.Second, func() error {
 		sa := &corev1.ServiceAccount{}
 		return k8s.Get(ctx, client.ObjectKey{Namespace: name + "-apps", Name: name}, sa)
 	})
@@ -55,7 +56,7 @@ func TestMutatingDefaultsServiceAccount(t *testing.T) {
 	reconciler := tenantNamespace(t, "mut")
 	k := kustomization("mut-apps", "app")
 	start := time.Now()
-	eventually(t, 10*time.Second, func() error { return reconciler.Create(ctx, k) })
+	testenv.Eventually(t, 10*time.Second, func() error { return reconciler.Create(ctx, k) })
 	t.Logf("created through both webhooks in %s", time.Since(start).Round(time.Millisecond))
 	if k.Spec.ServiceAccountName != "mut" {
 		t.Errorf("serviceAccountName = %q, want the reconciler mut", k.Spec.ServiceAccountName)
@@ -87,7 +88,7 @@ func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 	if after := webhook.DenialCount("deny", "LL002"); after != before+1 {
 		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL002} went from %v to %v", before, after)
 	}
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		events := &eventsv1.EventList{}
 		if err := k8s.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
 			return err

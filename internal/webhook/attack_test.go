@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // attack is one request by a tenant identity and the rule that must stop
@@ -241,7 +242,7 @@ func TestAttackSuite(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, ns(name)) })
 	}
-	eventually(t, 30*time.Second, func() error { // adopted: the tenant may delete it
+	testenv.Eventually(t, 30*time.Second, func() error { // adopted: the tenant may delete it
 		return k8s.Get(ctx, client.ObjectKey{Namespace: "blue-two", Name: "landlord-self-service"}, &rbacv1.RoleBinding{})
 	})
 
@@ -321,7 +322,7 @@ func attackTenants(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
 	}
-	eventually(t, 60*time.Second, func() error {
+	testenv.Eventually(t, 60*time.Second, func() error {
 		for _, name := range []string{"blue", "red", "green"} {
 			tenant := &v1alpha1.Tenant{}
 			if err := k8s.Get(ctx, client.ObjectKey{Name: name}, tenant); err != nil {

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -30,8 +31,8 @@ func TestCertificateIssuedStoredInjected(t *testing.T) {
 	if err != nil || !bytes.Equal(onDisk, secret.Data["tls.crt"]) {
 		t.Errorf("tls.crt in the cert dir is not the Secret's (%v)", err)
 	}
-	eventually(t, 10*time.Second, func() error { return injected(secret.Data["ca.crt"]) })
-	eventually(t, 10*time.Second, func() error { return serves(secret) })
+	testenv.Eventually(t, 10*time.Second, func() error { return injected(secret.Data["ca.crt"]) })
+	testenv.Eventually(t, 10*time.Second, func() error { return serves(secret) })
 }
 
 // TestCertificateRotates: a certificate with less than a third of its life
@@ -47,15 +48,15 @@ func TestCertificateRotates(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	eventually(t, 20*time.Second, func() error {
+	testenv.Eventually(t, 20*time.Second, func() error {
 		secret = tlsSecret(t)
 		if bytes.Equal(secret.Data["tls.crt"], near["tls.crt"]) {
 			return fmt.Errorf("the near-expiry certificate is still stored")
 		}
 		return nil
 	})
-	eventually(t, 20*time.Second, func() error { return injected(secret.Data["ca.crt"]) })
-	eventually(t, 20*time.Second, func() error { return serves(secret) })
+	testenv.Eventually(t, 20*time.Second, func() error { return injected(secret.Data["ca.crt"]) })
+	testenv.Eventually(t, 20*time.Second, func() error { return serves(secret) })
 	t.Logf("rotated, injected and served in %s", time.Since(start).Round(time.Millisecond))
 	if !bytes.Contains(secret.Data["ca.crt"], near["ca.crt"]) {
 		t.Error("the bundle dropped the previous, still valid CA")

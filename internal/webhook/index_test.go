@@ -13,6 +13,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -55,7 +56,7 @@ func TestIndex(t *testing.T) {
 	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
 
 	start := time.Now()
-	eventually(t, 10*time.Second, func() error {
+	testenv.Eventually(t, 10*time.Second, func() error {
 		if index.ForNamespace("idx-own") == nil {
 			return fmt.Errorf("the self-service namespace is not indexed yet")
 		}

@@ -176,19 +176,3 @@ func zapLevel() zapcore.Level {
 	}
 	return zapcore.ErrorLevel
 }
-
-// eventually polls check until it returns nil or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
