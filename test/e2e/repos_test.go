@@ -66,7 +66,7 @@ func addPodinfoCharts(charts *helmrepo.Server) error {
 	for _, version := range []string{releaseVersion, prereleaseVersion} {
 		dir := filepath.Join(work, "chart-sources", version, "podinfo")
 		files := map[string]string{
-			chartutil.ChartfileName: "apiVersion: v2\nname: podinfo\ntype: application\nversion: " + version + "\n",
+			chartutil.ChartfileName:  "apiVersion: v2\nname: podinfo\ntype: application\nversion: " + version + "\n",
 			chartutil.ValuesfileName: "replicaCount: 1\n",
 			"templates/configmap.yaml": `apiVersion: v1
 kind: ConfigMap
