@@ -47,7 +47,7 @@ $(BIN)/helm-controller: $(FLUX_MOD)
 
 ## generate: deepcopy, CRDs, RBAC and the Flux CRDs
 .PHONY: generate
-generate: $(CONTROLLER_GEN)
+generate: tools
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=landlord-controller paths=./internal/controller/... paths=./internal/webhook/... output:rbac:artifacts:config=config/rbac

@@ -199,9 +199,7 @@ type Source struct {
 	Decryption *Decryption `json:"decryption,omitempty"`
 
 	// TargetNamespace overrides the namespace of every object of this
-	// source; it must be a namespace of this tenant. Defaults to the home
-	// namespace (the first of spec.namespaces), so that manifests without a
-	// namespace land there; another namespace takes a source of its own.
+	// source; it must be a namespace of this tenant.
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	TargetNamespace string `json:"targetNamespace,omitempty"`

@@ -33,11 +33,12 @@ var (
 	RuleRemoteBase     = Rule{"LINT005", "remote-base", "Flux runs with --no-remote-bases: a URL in a kustomization fails the build, and would pull content nobody reviewed"}
 	RulePathEscape     = Rule{"LINT006", "path-escape", "Flux builds in a checkout of the repository alone: a path leaving it fails the build"}
 	RuleSecret         = Rule{"LINT007", "unencrypted-secret", "a Secret committed without SOPS metadata is readable by anyone who can read the repository"}
-	RuleSourcePath     = Rule{"LINT008", "source-path", "Flux fails a Kustomization whose path does not exist in its repository"}
+	RuleNamespace      = Rule{"LINT008", "tenant-namespace", "the tenant's reconciler may write only in the tenant's namespaces"}
+	RuleSourcePath     = Rule{"LINT009", "source-path", "Flux fails a Kustomization whose path does not exist in its repository"}
 )
 
 // Rules lists lint's own rules in id order.
-var Rules = []Rule{RuleBuild, RuleSchema, RuleValidationRule, RuleUnknownKind, RuleRemoteBase, RulePathEscape, RuleSecret, RuleSourcePath}
+var Rules = []Rule{RuleBuild, RuleSchema, RuleValidationRule, RuleUnknownKind, RuleRemoteBase, RulePathEscape, RuleSecret, RuleNamespace, RuleSourcePath}
 
 // Options say what to lint.
 type Options struct {

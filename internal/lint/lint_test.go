@@ -203,14 +203,14 @@ metadata:
 		"a Flux Kustomization of the fleet naming a missing path": {
 			fleet: map[string]string{"clusters/staging/apps.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\n" +
 				"spec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"},
-			want: []string{":clusters/staging/apps.yaml:8: LINT008"},
+			want: []string{":clusters/staging/apps.yaml:8: LINT009"},
 		},
 		"loose YAML that is no manifest is not applied": {
 			fleet: map[string]string{"docs/values.yaml": "replicaCount: 2\n", ".github/workflows/ci.yaml": "on: push\n"},
 		},
 		"a tenant source path missing from the tenant repository": {
 			fleet: map[string]string{"tenants/production/dev-team-patch.yaml": "- op: add\n  path: /spec/sources/0/path\n  value: ./prod\n"},
-			want:  []string{":tenants/base/dev-team/tenant.yaml:13: LINT008"},
+			want:  []string{":tenants/base/dev-team/tenant.yaml:13: LINT009"},
 		},
 		"policy violations of the tenant's objects, where the source file has them": {
 			repo: map[string]string{
@@ -325,30 +325,21 @@ spec:
 			},
 			want: []string{"dev-team:staging/namespaces.yaml:1: LL009"},
 		},
-		"Flux's targetNamespace puts every object in the tenant's namespace": {
+		"objects outside the tenant's namespaces, and a targetNamespace overriding them": {
 			repo: map[string]string{
 				"staging/kustomization.yaml": overlay("elsewhere.yaml"),
-				"staging/elsewhere.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: r\n  namespace: ops-apps\n" +
-					"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects:\n- {kind: ServiceAccount, name: worker}\n",
+				"staging/elsewhere.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ops-apps\n",
 			},
-		},
-		"a self-service namespace a source targets is the tenant's": {
-			fleet: map[string]string{"tenants/staging/dev-team-patch.yaml": "- op: add\n  path: /spec/sources/0/path\n  value: ./staging\n" +
-				"- op: add\n  path: /spec/sources/0/targetNamespace\n  value: dev-team-staging\n"},
-			repo: map[string]string{
-				"staging/kustomization.yaml": overlay("svc.yaml"),
-				"staging/svc.yaml":           "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  type: NodePort\n  ports:\n  - port: 80\n",
-			},
-			want: []string{"dev-team:staging/svc.yaml:6: LL013"},
+			want: []string{"dev-team:staging/elsewhere.yaml:5: LINT008"},
 		},
 		"a directory without kustomization.yaml is built as Flux generates one": {
 			fleet: map[string]string{"tenants/staging/dev-team-patch.yaml": "- op: add\n  path: /spec/sources/0/path\n  value: ./apps\n"},
 			repo: map[string]string{
 				"apps/service.yaml":              "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  type: NodePort\n  ports:\n  - port: 80\n",
 				"apps/nested/kustomization.yaml": "resources:\n- cm.yaml\n",
-				"apps/nested/cm.yaml":            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: c\nstringData:\n  a: b\n",
+				"apps/nested/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: kube-system\n",
 			},
-			want: []string{"dev-team:apps/nested/cm.yaml:1: LINT007", "dev-team:apps/service.yaml:6: LL013"},
+			want: []string{"dev-team:apps/nested/cm.yaml:5: LINT008", "dev-team:apps/service.yaml:6: LL013"},
 		},
 		"kustomizations taking each other in": {
 			fleet: map[string]string{
@@ -434,7 +425,7 @@ func TestRulesAreStable(t *testing.T) {
 		got = append(got, r.ID+" "+r.Name)
 	}
 	want := []string{"LINT001 build-error", "LINT002 schema", "LINT003 validation-rule", "LINT004 unknown-kind", "LINT005 remote-base",
-		"LINT006 path-escape", "LINT007 unencrypted-secret", "LINT008 source-path"}
+		"LINT006 path-escape", "LINT007 unencrypted-secret", "LINT008 tenant-namespace", "LINT009 source-path"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rules = %q, want %q", got, want)
 	}

@@ -134,9 +134,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 		}
 		return nil
 	}
-	// The self-service namespaces the repository creates, and the one the
-	// Kustomization targets, which must exist for Flux to apply into it.
-	declared := map[string]string{ks.Spec.TargetNamespace: t.Name}
+	declared := map[string]string{}
 	for _, o := range built.objects {
 		if isKind(o.gvk, "", "Namespace") {
 			if tenant := stringAt(o.obj, "metadata", "labels", v1alpha1.TenantLabel); tenant != "" {
@@ -155,7 +153,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
 			continue
 		}
-		if err := l.judge(o, ks, index, reconciler); err != nil {
+		if err := l.judge(o, t, ks, index, reconciler); err != nil {
 			return err
 		}
 	}
@@ -164,7 +162,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 
 // judge validates o as written in the namespace Flux puts it in and runs
 // the policy engine on it, as the guard does on the reconciler's request.
-func (l *linter) judge(o *object, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
+func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
 	k, err := l.schemas.lookup(o.gvk)
 	if err != nil {
 		return err
@@ -179,6 +177,13 @@ func (l *linter) judge(o *object, ks *kustomizev1.Kustomization, index *tenantIn
 	valid, err := l.validate(o, namespace)
 	if err != nil {
 		return err
+	}
+	if namespaced {
+		if owner := index.ForNamespace(namespace); owner == nil || owner.Name != t.Name {
+			l.add(o.repo.finding(RuleNamespace, o.file, o.line("metadata.namespace"),
+				fmt.Sprintf("metadata.namespace: %q is not a namespace of tenant %s; allowed: %s", namespace, t.Name, strings.Join(tenantNamespaces(t), ", "))))
+			return nil
+		}
 	}
 	raw, err := judgedJSON(o)
 	if err != nil {
@@ -256,6 +261,15 @@ func policyMessage(e *field.Error, id string) string {
 	c := *e
 	c.Detail = strings.TrimPrefix(c.Detail, id+": ")
 	return c.Error()
+}
+
+// tenantNamespaces lists the tenant's namespaces for messages.
+func tenantNamespaces(t *v1alpha1.Tenant) []string {
+	names := t.NamespaceNames()
+	if t.Spec.SelfService != nil {
+		names = append(names, t.Spec.SelfService.Prefix+"*")
+	}
+	return names
 }
 
 // stringAt reads a string at a path of a JSON object, "" if absent.

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"cmp"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
@@ -47,7 +46,7 @@ func kustomization(t *v1alpha1.Tenant, src v1alpha1.Source) *kustomizev1.Kustomi
 		Path:               src.Path,
 		Interval:           src.SyncInterval(),
 		Prune:              src.Prune == nil || *src.Prune,
-		TargetNamespace:    cmp.Or(src.TargetNamespace, t.HomeNamespace()),
+		TargetNamespace:    src.TargetNamespace,
 		Suspend:            t.Spec.Suspend,
 		PostBuild: &kustomizev1.PostBuild{
 			SubstituteFrom: []kustomizev1.SubstituteReference{{
