@@ -18,6 +18,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -68,6 +69,10 @@ func escapesFor(t *v1alpha1.Tenant, neighbour string) []escape {
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: t.ReconcilerName(), Namespace: home}},
 		})},
+		{"annotating namespace kube-system", func(ctx context.Context, c client.Client) error {
+			patch := []byte(`{"metadata":{"annotations":{"landlord.dev/audit":"escape"}}}`)
+			return c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}, client.RawPatch(types.MergePatchType, patch), client.DryRunAll)
+		}},
 		{"namespace outside self-service", create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 			Name: "landlord-audit-" + t.Name, Labels: map[string]string{v1alpha1.TenantLabel: t.Name}}})},
 		// Restricted Pod Security admits it, so the identity is what is judged.

@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -51,12 +52,27 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 		return deleteNamespace(ns, who, owner)
 	}
 	old, _ := req.OldObject.(*corev1.Namespace)
+	// Self-service needs patch on namespaces (Flux applies server-side), so
+	// RBAC lets a tenant reach every namespace: only its own may it touch.
+	if t := who.tenant; t != nil && (owner == nil || owner.Name != t.Name) {
+		return field.ErrorList{forbidden(ruleNamespaces, field.NewPath("metadata", "name"),
+			"namespace "+ns.Name+" is not a namespace of tenant "+t.Name+"; allowed: "+quoteList(namespacesOf(t)))}
+	}
 	errs := labelChanges(old, ns)
-	if old != nil && isManaged(old) {
+	if old != nil && isManaged(old) && changed(old, ns) {
 		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata"),
 			"namespace "+ns.Name+" is managed by Landlord; allowed: changes by "+ControllerUser+" only"))
 	}
 	return errs
+}
+
+// changed reports whether an update alters what a namespace is; Flux
+// re-applying the self-service namespace its tenant declares alters
+// nothing, and must go on reconciling.
+func changed(old, ns *corev1.Namespace) bool {
+	return !maps.Equal(old.Labels, ns.Labels) || !maps.Equal(old.Annotations, ns.Annotations) ||
+		!slices.Equal(old.Finalizers, ns.Finalizers) || !slices.Equal(old.Spec.Finalizers, ns.Spec.Finalizers) ||
+		!equality.Semantic.DeepEqual(old.OwnerReferences, ns.OwnerReferences)
 }
 
 // namespaceOf is the namespace written, or deleted.

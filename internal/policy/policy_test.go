@@ -176,14 +176,21 @@ var testCases = map[string]testCase{
 		ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
 		return ns
 	}()), want: "LL009,LL010"},
-	"managed namespace updated by the controller": {req: update(controller, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
-	"tenant-vars changed by the tenant":           {req: update(reconciler, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
-	"tenant-vars unlabelled by the tenant":        {req: update(owner, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(objectMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
-	"quota deleted by the tenant":                 {req: remove(owner, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")}), want: "LL010"},
-	"quota deleted by the namespace controller":   {req: remove(nsController, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")})},
-	"managed object forged by the tenant":         {req: create(reconciler, "apps", newConfigMap(managedMeta("fake", "apps"))), want: "LL010"},
-	"own config map":                              {req: create(reconciler, "apps", newConfigMap(objectMeta("app", "apps")))},
-	"tenant-vars updated by the controller":       {req: update(controller, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")))},
+	"managed namespace re-applied unchanged by its tenant": {req: update(reconciler, "", newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService), newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService))},
+	"platform namespace annotated by a tenant": {req: update(reconciler, "", newNamespace("kube-system", nil), func() *corev1.Namespace {
+		ns := newNamespace("kube-system", nil)
+		ns.Annotations = map[string]string{"scheduler.alpha.kubernetes.io/node-selector": "pool=tenants"}
+		return ns
+	}()), want: "LL009"},
+	"another tenant's namespace re-applied by a tenant": {req: update(opsReconciler, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)), want: "LL009"},
+	"managed namespace updated by the controller":       {req: update(controller, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
+	"tenant-vars changed by the tenant":                 {req: update(reconciler, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
+	"tenant-vars unlabelled by the tenant":              {req: update(owner, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(objectMeta(v1alpha1.VariablesConfigMap, "apps"))), want: "LL010"},
+	"quota deleted by the tenant":                       {req: remove(owner, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")}), want: "LL010"},
+	"quota deleted by the namespace controller":         {req: remove(nsController, "apps", &corev1.ResourceQuota{ObjectMeta: managedMeta("landlord-quota", "apps")})},
+	"managed object forged by the tenant":               {req: create(reconciler, "apps", newConfigMap(managedMeta("fake", "apps"))), want: "LL010"},
+	"own config map":                                    {req: create(reconciler, "apps", newConfigMap(objectMeta("app", "apps")))},
+	"tenant-vars updated by the controller":             {req: update(controller, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")))},
 
 	// LL011
 	"binding other tenant's account":                    {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", saSubject("flux", "ops"))), want: "LL011"},

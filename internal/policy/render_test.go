@@ -11,7 +11,7 @@ import (
 )
 
 // TestRenderedObjectsAllowed checks the policy admits what the controller
-// applies for a tenant, and denies a tenant writing any of it.
+// applies for a tenant, and denies a tenant changing any of it.
 func TestRenderedObjectsAllowed(t *testing.T) {
 	tenant := testTenants.tenants[0]
 	objects, err := render.Objects(tenant, testTenants.selfService[tenant.Name]...)
@@ -26,7 +26,11 @@ func TestRenderedObjectsAllowed(t *testing.T) {
 					t.Errorf("%s by the controller: %v", op, errs)
 				}
 			}
-			if errs := Evaluate(request(admissionv1.Update, owner, obj), testTenants); len(errs) == 0 {
+			edited := obj.DeepCopyObject().(client.Object)
+			edited.SetLabels(map[string]string{"team": "b"})
+			tenantEdit := request(admissionv1.Update, owner, edited)
+			tenantEdit.OldObject = obj
+			if errs := Evaluate(tenantEdit, testTenants); len(errs) == 0 {
 				t.Errorf("update by the tenant allowed")
 			}
 		})

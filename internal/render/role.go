@@ -24,8 +24,9 @@ var fluxGroups = []string{
 
 // ClusterRoles returned by ClusterRoles besides the tenant role.
 const (
-	// SelfServiceRole lets a tenant with spec.selfService create namespaces;
-	// the admission guard holds it to its prefix, label and count.
+	// SelfServiceRole lets a tenant with spec.selfService create namespaces,
+	// and patch them since Flux applies server-side; the admission guard
+	// holds it to its prefix, label and count, and to its own namespaces.
 	SelfServiceRole = "landlord-self-service"
 	// SelfServiceNamespaceRole lets a tenant delete a namespace; it is bound
 	// only inside self-service namespaces, so RBAC alone keeps every other
@@ -38,7 +39,7 @@ const (
 func ClusterRoles() []*rbacv1.ClusterRole {
 	return []*rbacv1.ClusterRole{
 		TenantClusterRole(),
-		namespaceRole(SelfServiceRole, "create"),
+		namespaceRole(SelfServiceRole, "create", "patch"),
 		namespaceRole(SelfServiceNamespaceRole, "get", "delete"),
 	}
 }

@@ -22,6 +22,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -174,8 +175,14 @@ func TestAttackSuite(t *testing.T) {
 		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: "LL009", near: ownNs},
 		"namespace labelled for another tenant":   {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},
 		"namespace over the self-service limit":   {as: "green", do: create(labelledNamespace("green-two", "green")), want: "LL009", near: ownNs},
-		"delete a platform-assigned namespace":    {as: "leaky", do: remove(ns("blue-jobs")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
-		"delete another tenant's namespace":       {as: "leaky", do: remove(ns("red-apps")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		// Self-service grants patch on namespaces, since Flux applies them
+		// server-side: only the guard keeps the others out of reach.
+		"annotate a platform namespace": {as: "reconciler", do: func(c client.Client) error {
+			patch := []byte(`{"metadata":{"annotations":{"scheduler.alpha.kubernetes.io/node-selector":"pool=blue"}}}`)
+			return c.Patch(ctx, ns("kube-system"), client.RawPatch(types.MergePatchType, patch), dry)
+		}, want: "LL009", near: ownNs},
+		"delete a platform-assigned namespace": {as: "leaky", do: remove(ns("blue-jobs")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"delete another tenant's namespace":    {as: "leaky", do: remove(ns("red-apps")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 
 		// Guard rails Landlord manages.
 		"edit the managed NetworkPolicy": {as: "owner", do: mutate(&networkingv1.NetworkPolicy{ObjectMeta: blueMeta("landlord-isolation")}, func(o client.Object) {
