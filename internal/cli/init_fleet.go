@@ -9,6 +9,7 @@ import (
 type initFleetOptions struct {
 	dir      string
 	clusters []string
+	install  string
 }
 
 func newInitFleetCommand(run func(*cobra.Command, initFleetOptions) error) *cobra.Command {
@@ -17,9 +18,11 @@ func newInitFleetCommand(run func(*cobra.Command, initFleetOptions) error) *cobr
 		Use:   "fleet DIR",
 		Short: "Scaffold a fleet repository for Flux and Landlord",
 		Long: `Write a fleet repository to DIR: per cluster the Flux Kustomizations that
-apply the infrastructure (Landlord's CRD) and then the cluster's tenants, a
-kustomize component locking Flux down for multi-tenancy, and an empty tenants
-tree for 'landlord tenant create --export --fleet DIR'.
+apply the infrastructure (Landlord: its CRD, RBAC, controller and webhooks)
+and, once it is ready, the cluster's tenants; a kustomize component locking
+Flux down for multi-tenancy; and an empty tenants tree for 'landlord tenant
+create --export --fleet DIR'. --install crd puts only the Tenant CRD in the
+infrastructure, for a controller running outside the cluster.
 
 Files already there and identical are left alone; different ones are not
 overwritten.`,
@@ -31,11 +34,13 @@ overwritten.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&opts.clusters, "clusters", fleet.DefaultClusters, "clusters (environments) of the fleet")
+	cmd.Flags().StringVar(&opts.install, "install", string(fleet.FullInstall), "what the infrastructure installs of Landlord: full, or crd for a controller outside the cluster")
+	_ = cmd.RegisterFlagCompletionFunc("install", cobra.FixedCompletions([]string{string(fleet.FullInstall), string(fleet.CRDOnly)}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func runInitFleet(cmd *cobra.Command, opts initFleetOptions) error {
-	changes, err := fleet.InitFleet(opts.dir, opts.clusters)
+	changes, err := fleet.InitFleet(opts.dir, opts.clusters, fleet.Install(opts.install))
 	if err != nil {
 		return err
 	}

@@ -117,6 +117,11 @@ func kustomizationFile(path string, k *types.Kustomization) (file, error) {
 	if err != nil {
 		return file{}, fmt.Errorf("%s: %w", path, err)
 	}
+	// kustomize refuses to build a kustomization that says nothing, as the
+	// tenants base of a fleet without tenants would.
+	if k.Kind == types.KustomizationKind && len(k.Resources) == 0 && len(k.Patches) == 0 && len(k.Components) == 0 {
+		data = append(data, "resources: []\n"...)
+	}
 	return file{path: path, data: data}, nil
 }
 

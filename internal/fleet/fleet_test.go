@@ -40,7 +40,7 @@ func newTenant(t *testing.T, name string) *v1alpha1.Tenant {
 func initFleet(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := fleet.InitFleet(dir, fleet.DefaultClusters); err != nil {
+	if _, err := fleet.InitFleet(dir, fleet.DefaultClusters, fleet.FullInstall); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -91,26 +91,55 @@ func TestFleetBuildsPerCluster(t *testing.T) {
 
 // TestInfrastructureHoldsTheTenantCRD builds ./infrastructure, what the
 // infrastructure Kustomization applies.
-func TestInfrastructureHoldsTheTenantCRD(t *testing.T) {
-	dir := initFleet(t)
-	resources := build(t, filepath.Join(dir, "infrastructure")).Resources()
-	if len(resources) != 1 {
-		t.Fatalf("infrastructure builds %d objects, want the Tenant CRD alone", len(resources))
-	}
-	data, err := resources[0].AsYAML()
+func TestInfrastructureInstallsLandlord(t *testing.T) {
+	install, err := config.Install()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(data, got); err != nil {
-		t.Fatal(err)
+	var everything []string
+	for _, obj := range install {
+		everything = append(everything, obj.GetKind()+"/"+obj.GetName())
 	}
 	crds, err := config.CRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != crds[0].Name || !equality.Semantic.DeepEqual(got.Spec, crds[0].Spec) {
-		t.Errorf("infrastructure holds %s, not the embedded Tenant CRD", got.Name)
+	for mode, want := range map[fleet.Install][]string{
+		fleet.FullInstall: everything,
+		fleet.CRDOnly:     {"CustomResourceDefinition/" + crds[0].Name},
+	} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := fleet.InitFleet(dir, fleet.DefaultClusters, mode); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, res := range build(t, filepath.Join(dir, "infrastructure")).Resources() {
+				got = append(got, res.GetKind()+"/"+res.GetName())
+				if res.GetKind() != "CustomResourceDefinition" {
+					continue
+				}
+				data, err := res.AsYAML()
+				if err != nil {
+					t.Fatal(err)
+				}
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := yaml.UnmarshalStrict(data, crd); err != nil {
+					t.Fatal(err)
+				}
+				if !equality.Semantic.DeepEqual(crd.Spec, crds[0].Spec) {
+					t.Errorf("infrastructure holds a Tenant CRD other than the embedded one")
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("infrastructure builds %v, want %v", got, want)
+			}
+		})
+	}
+	if _, err := fleet.InitFleet(t.TempDir(), fleet.DefaultClusters, "some"); err == nil || !strings.Contains(err.Error(), `install "some": want one of full, crd`) {
+		t.Errorf("unknown install: %v", err)
 	}
 }
 
@@ -221,10 +250,12 @@ func TestTenantRepoBuilds(t *testing.T) {
 
 func TestScaffoldsAreIdempotent(t *testing.T) {
 	for name, scaffold := range map[string]func(dir string) ([]fleet.Change, error){
-		"fleet":  func(dir string) ([]fleet.Change, error) { return fleet.InitFleet(dir, []string{"dev"}) },
+		"fleet": func(dir string) ([]fleet.Change, error) {
+			return fleet.InitFleet(dir, []string{"dev"}, fleet.FullInstall)
+		},
 		"tenant": func(dir string) ([]fleet.Change, error) { return fleet.InitTenantRepo(dir, fleet.Podinfo) },
 		"add tenant": func(dir string) ([]fleet.Change, error) {
-			if _, err := fleet.InitFleet(dir, []string{"dev"}); err != nil {
+			if _, err := fleet.InitFleet(dir, []string{"dev"}, fleet.FullInstall); err != nil {
 				return nil, err
 			}
 			return fleet.AddTenant(dir, newTenant(t, "team-a"), []fleet.EnvPath{{Env: "dev", Path: "./dev"}})
@@ -256,7 +287,7 @@ func TestScaffoldsAreIdempotent(t *testing.T) {
 func TestScaffoldRefusesToOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "clusters", "staging", "tenants.yaml"), "mine\n")
-	_, err := fleet.InitFleet(dir, fleet.DefaultClusters)
+	_, err := fleet.InitFleet(dir, fleet.DefaultClusters, fleet.FullInstall)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join("clusters", "staging", "tenants.yaml")) {
 		t.Fatalf("err = %v, want a refusal naming clusters/staging/tenants.yaml", err)
 	}
@@ -412,4 +443,15 @@ func tree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// TestFleetWithoutTenantsBuilds: Flux builds tenants/<cluster> of a new
+// fleet before any tenant is added.
+func TestFleetWithoutTenantsBuilds(t *testing.T) {
+	dir := initFleet(t)
+	for _, cluster := range fleet.DefaultClusters {
+		if n := build(t, filepath.Join(dir, "tenants", cluster)).Size(); n != 0 {
+			t.Errorf("tenants/%s builds %d objects, want none", cluster, n)
+		}
+	}
 }

@@ -39,12 +39,27 @@ const (
 // DefaultClusters are the environments of a fleet scaffolded without a list.
 var DefaultClusters = []string{"staging", "production"}
 
+// Install says what a fleet's infrastructure installs of Landlord.
+type Install string
+
+const (
+	// FullInstall is what `landlord install` applies: the CRD, RBAC, the
+	// controller and its webhooks. The tenants wait until it is ready.
+	FullInstall Install = "full"
+	// CRDOnly is the Tenant CRD alone, for a controller that runs outside
+	// the cluster, as `landlord dev up` runs it.
+	CRDOnly Install = "crd"
+)
+
+// Installs are the values of Install.
+var Installs = []Install{FullInstall, CRDOnly}
+
 // InitFleet writes a fleet repository below dir: per cluster the Flux
 // Kustomizations of infrastructure and tenants, the infrastructure holding
-// Landlord's CRD and the Flux lockdown, and an empty tenants tree. It leaves
-// identical files alone, refuses to replace different ones, and adds to
-// existing kustomization.yaml files what they lack.
-func InitFleet(dir string, clusters []string) ([]Change, error) {
+// Landlord as install says and the Flux lockdown, and an empty tenants
+// tree. It leaves identical files alone, refuses to replace different ones,
+// and adds to existing kustomization.yaml files what they lack.
+func InitFleet(dir string, clusters []string, install Install) ([]Change, error) {
 	if len(clusters) == 0 {
 		return nil, fmt.Errorf("a fleet needs at least one cluster")
 	}
@@ -72,7 +87,7 @@ func InitFleet(dir string, clusters []string) ([]Change, error) {
 			return nil, err
 		}
 	}
-	infra, err := infrastructureFiles(dir)
+	infra, err := infrastructureFiles(dir, install)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +103,8 @@ func InitFleet(dir string, clusters []string) ([]Change, error) {
 	return writeFiles(dir, files)
 }
 
-// infrastructureSync applies ./infrastructure: Landlord's CRD first, so that
-// the tenants can wait on it.
+// infrastructureSync applies ./infrastructure and waits until it is ready,
+// Landlord's controller and guard included, so that the tenants wait too.
 func infrastructureSync() *kustomizev1.Kustomization {
 	k := platformSync(InfrastructureName, "./infrastructure")
 	k.Spec.Wait = true
@@ -129,20 +144,29 @@ func platformSync(name, dir string) *kustomizev1.Kustomization {
 	}
 }
 
-// infrastructureFiles are Landlord's CRD, applied by the infrastructure
-// Kustomization, and the lockdown component, which the flux-system
-// kustomization.yaml of each cluster takes in. The kustomization.yaml files
-// keep what was added to them since.
-func infrastructureFiles(dir string) ([]file, error) {
-	crds, err := config.CRDs()
+// infrastructureFiles are Landlord as install says, applied by the
+// infrastructure Kustomization, and the lockdown component, which the
+// flux-system kustomization.yaml of each cluster takes in. The
+// kustomization.yaml files keep what was added to them since.
+func infrastructureFiles(dir string, install Install) ([]file, error) {
+	var landlord file
+	var err error
+	switch install {
+	case FullInstall:
+		landlord, err = installFile()
+	case CRDOnly:
+		crds, crdErr := config.CRDs()
+		if crdErr != nil {
+			return nil, crdErr
+		}
+		landlord, err = objectFile(CRDFile, crds[0])
+	default:
+		return nil, fmt.Errorf("install %q: want one of %s, %s", install, FullInstall, CRDOnly)
+	}
 	if err != nil {
 		return nil, err
 	}
-	crd, err := objectFile("infrastructure/landlord/tenant-crd.yaml", crds[0])
-	if err != nil {
-		return nil, err
-	}
-	landlord, err := mergedKustomization(dir, "infrastructure/landlord/"+KustomizationFile, "tenant-crd.yaml")
+	list, err := mergedKustomization(dir, "infrastructure/landlord/"+KustomizationFile, path.Base(landlord.path))
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +178,33 @@ func infrastructureFiles(dir string) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []file{infra, crd, landlord, lockdown}, nil
+	return []file{infra, landlord, list, lockdown}, nil
+}
+
+// Where the infrastructure keeps Landlord, for each Install.
+const (
+	InstallFile = "infrastructure/landlord/landlord.yaml"
+	CRDFile     = "infrastructure/landlord/tenant-crd.yaml"
+)
+
+// installFile is what `landlord install --export` prints, as one stream.
+func installFile() (file, error) {
+	objects, err := config.Install()
+	if err != nil {
+		return file{}, err
+	}
+	var data []byte
+	for i, obj := range objects {
+		doc, err := marshal(obj)
+		if err != nil {
+			return file{}, fmt.Errorf("%s: %w", InstallFile, err)
+		}
+		if i > 0 {
+			data = append(data, "---\n"...)
+		}
+		data = append(data, doc...)
+	}
+	return file{path: InstallFile, data: data}, nil
 }
 
 // lockdownComponent is Flux's multi-tenancy lockdown: no cross-namespace
@@ -200,9 +250,9 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
   `+"`flux bootstrap --path=clusters/<cluster>`"+` here. `+"`infrastructure`"+` applies
   ./infrastructure; `+"`tenants`"+` applies ./tenants/<cluster> once the
   infrastructure is ready.
-- infrastructure/landlord/: Landlord's Tenant CRD. The controller's
-  Deployment, RBAC and webhooks come with `+"`landlord install --export`"+`:
-  write its output here and list it in kustomization.yaml.
+- infrastructure/landlord/: Landlord: its CRD, RBAC, controller and
+  webhooks, as `+"`landlord install --export`"+` prints them (or the CRD
+  alone, with `+"`--install crd`"+`).
 - infrastructure/flux-lockdown/: a kustomize component locking Flux down for
   multi-tenancy (--no-cross-namespace-refs, --no-remote-bases,
   --default-service-account). Take it into each cluster's

@@ -23,7 +23,7 @@ func generatedFleet(tb testing.TB, n int) (dir string, repos []lint.TenantRepo) 
 	tb.Helper()
 	dir = tb.TempDir()
 	root := filepath.Join(dir, "fleet")
-	if _, err := fleet.InitFleet(root, fleet.DefaultClusters); err != nil {
+	if _, err := fleet.InitFleet(root, fleet.DefaultClusters, fleet.FullInstall); err != nil {
 		tb.Fatal(err)
 	}
 	envs := []fleet.EnvPath{{Env: "staging", Path: "./staging"}, {Env: "production", Path: "./production"}}

@@ -23,7 +23,7 @@ func scaffold(t *testing.T, fleetFiles, repoFiles map[string]string) (fleetDir, 
 	t.Helper()
 	dir := t.TempDir()
 	fleetDir, repoDir = filepath.Join(dir, "fleet"), filepath.Join(dir, "dev-team")
-	if _, err := fleet.InitFleet(fleetDir, fleet.DefaultClusters); err != nil {
+	if _, err := fleet.InitFleet(fleetDir, fleet.DefaultClusters, fleet.FullInstall); err != nil {
 		t.Fatal(err)
 	}
 	envs := []fleet.EnvPath{{Env: "staging", Path: "./staging"}, {Env: "production", Path: "./production"}}
