@@ -21,14 +21,12 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // A bound for a loaded CI machine; drift and status follow watches and
 // settle in well under a second here.
-const (
-	timeout = 60 * time.Second
-	tick    = 100 * time.Millisecond
-)
+const timeout = 60 * time.Second
 
 func newTenant(name string, namespaces ...string) *v1alpha1.Tenant {
 	t := &v1alpha1.Tenant{
@@ -55,17 +53,12 @@ func create(t *testing.T, tenant *v1alpha1.Tenant) {
 // eventually polls check until it returns nil or the timeout passes.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
+	testenv.Eventually(t, timeout, func() error {
+		if err := check(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(tick)
-	}
+		return nil
+	})
 }
 
 func condition(name, kind string) (*metav1.Condition, error) {
