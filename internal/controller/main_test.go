@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -22,7 +22,9 @@ var (
 	env *testenv.Env
 )
 
-// TestMain runs one control plane and one Landlord manager for the package.
+// TestMain runs one control plane and Landlord on it: the manager as its
+// service account, bound to the generated least-privilege role (a missing
+// RBAC marker fails these tests), with its admission webhooks.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
 	os.Exit(testenv.RunMain(m, func(e *testenv.Env) (err error) {
@@ -30,26 +32,8 @@ func TestMain(m *testing.M) {
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err
 		}
-		if err := install.Prerequisites(ctx, k8s); err != nil {
-			return err
-		}
-		// The manager runs as its service account, bound to the generated
-		// least-privilege role: a missing RBAC marker fails these tests.
-		if err := install.ControllerRBAC(ctx, k8s); err != nil {
-			return err
-		}
-		controllerConfig := env.ConfigFor("system:serviceaccount:landlord-system:landlord-controller",
-			"system:serviceaccounts", "system:serviceaccounts:landlord-system", "system:authenticated")
-		mgr, err := manager.New(ctx, controllerConfig, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4})
-		if err != nil {
-			return err
-		}
-		go func() {
-			if err := mgr.Start(ctx); err != nil {
-				panic(err)
-			}
-		}()
-		return nil
+		_, err = devenv.Start(ctx, env, env.Dir)
+		return err
 	}))
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -135,11 +136,28 @@ func (c *claims) filter(objects []client.Object) []client.Object {
 		if _, isNamespace := obj.(*corev1.Namespace); isNamespace {
 			ns = obj.GetName()
 		}
-		if _, refused := c.refusals[ns]; !refused {
-			kept = append(kept, obj)
+		if _, refused := c.refusals[ns]; refused {
+			continue
 		}
+		switch b := obj.(type) {
+		case *rbacv1.RoleBinding:
+			b.Subjects = c.heldSubjects(b.Subjects)
+		case *rbacv1.ClusterRoleBinding:
+			b.Subjects = c.heldSubjects(b.Subjects)
+		}
+		kept = append(kept, obj)
 	}
 	return kept
+}
+
+// heldSubjects drops the service accounts of namespaces the tenant does
+// not hold: whoever holds them could otherwise make an account of that
+// name and act as the tenant.
+func (c *claims) heldSubjects(subjects []rbacv1.Subject) []rbacv1.Subject {
+	return slices.DeleteFunc(subjects, func(s rbacv1.Subject) bool {
+		_, refused := c.refusals[s.Namespace]
+		return s.Kind == rbacv1.ServiceAccountKind && refused
+	})
 }
 
 // status lists the tenant's namespaces, assigned ones first, with their

@@ -430,6 +430,15 @@ func TestNamespaceNotCreatedByLandlordIsNeverTakenOver(t *testing.T) {
 	if err := gone(quota); err != nil {
 		t.Errorf("guard rails applied to a namespace not taken over: %v", err)
 	}
+	// Whoever holds first-apps could make an account named like the
+	// reconciler there: it must not be bound in grabby's namespaces.
+	binding := &rbacv1.RoleBinding{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "grabby-apps", Name: render.ReconcilerBinding}, binding); err != nil {
+		t.Fatal(err)
+	}
+	if len(binding.Subjects) != 1 || binding.Subjects[0].Namespace != "grabby-apps" {
+		t.Errorf("reconciler binding subjects %+v, want grabby-apps's reconciler alone", binding.Subjects)
+	}
 
 	deleteTenant(t, tenant.Name)
 	for _, ns := range []string{"legacy-apps", "first-apps"} {
