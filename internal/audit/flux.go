@@ -3,31 +3,14 @@ package audit
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-)
 
-// lockdown are the flags each Flux controller needs so that a tenant's
-// objects cannot borrow Flux's own identity or reach past their namespace:
-// flag name and the value it must have, "" for any non-empty value.
-var lockdown = map[string]map[string]string{
-	"kustomize-controller": {
-		"--no-cross-namespace-refs": "true",
-		"--no-remote-bases":         "true",
-		"--default-service-account": "",
-	},
-	"helm-controller": {
-		"--no-cross-namespace-refs": "true",
-		"--default-service-account": "",
-	},
-	"notification-controller":     {"--no-cross-namespace-refs": "true"},
-	"image-reflector-controller":  {"--no-cross-namespace-refs": "true"},
-	"image-automation-controller": {"--no-cross-namespace-refs": "true"},
-}
+	"github.com/landlord-dev/landlord/internal/lockdown"
+)
 
 // fluxLockdown checks the flags of Flux's controllers: those of
 // Auditor.FluxArgs, else those of their Deployments. A controller whose
@@ -38,16 +21,16 @@ func (a *Auditor) fluxLockdown(ctx context.Context) ([]Check, error) {
 		return nil, err
 	}
 	var checks []Check
-	for _, name := range slices.Sorted(maps.Keys(lockdown)) {
-		check := Check{Kind: "flux", Name: name + " runs locked down", Result: Pass}
-		got, found := args[name]
+	for _, c := range lockdown.Controllers {
+		check := Check{Kind: "flux", Name: c.Name + " runs locked down", Result: Pass}
+		got, found := args[c.Name]
 		switch {
-		case !found && (name == "kustomize-controller" || name == "helm-controller"):
-			check.Result, check.Detail = Skip, "no "+where+name+" to read flags from"
+		case !found && c.Required:
+			check.Result, check.Detail = Skip, "no "+where+c.Name+" to read flags from"
 		case !found:
 			continue // an optional controller that is not installed
 		default:
-			if missing := missingFlags(got, lockdown[name]); len(missing) > 0 {
+			if missing := lockdown.Missing(c.Name, got); len(missing) > 0 {
 				check.Result, check.Detail = Fail, "missing "+strings.Join(missing, " ")
 			}
 		}
@@ -77,36 +60,4 @@ func (a *Auditor) fluxArgs(ctx context.Context) (map[string][]string, string, er
 		}
 	}
 	return args, "Deployment " + ns + "/", nil
-}
-
-// missingFlags lists the wanted flags a command line does not pass, as
-// flag=value.
-func missingFlags(args []string, want map[string]string) []string {
-	got := map[string]string{}
-	for i, arg := range args {
-		if !strings.HasPrefix(arg, "--") {
-			continue
-		}
-		name, value, ok := strings.Cut(arg, "=")
-		if !ok {
-			// A boolean flag alone, or a value in the next argument.
-			value = "true"
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				value = args[i+1]
-			}
-		}
-		got[name] = value
-	}
-	var missing []string
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		value, ok := got[name]
-		if !ok || value == "" || want[name] != "" && value != want[name] {
-			w := want[name]
-			if w == "" {
-				w = "NAME"
-			}
-			missing = append(missing, name+"="+w)
-		}
-	}
-	return missing
 }

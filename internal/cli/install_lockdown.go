@@ -15,25 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
-
-// fluxLockdown is Flux's multi-tenancy lockdown per controller: the flags
-// of the infrastructure/flux-lockdown component 'landlord init fleet'
-// writes, applied here to a live Flux.
-var fluxLockdown = []struct {
-	controller string
-	flags      []string
-}{
-	{"kustomize-controller", []string{"--no-cross-namespace-refs=true", "--no-remote-bases=true", "--default-service-account=default"}},
-	{"helm-controller", []string{"--no-cross-namespace-refs=true", "--default-service-account=default"}},
-	{"notification-controller", []string{"--no-cross-namespace-refs=true"}},
-	{"image-reflector-controller", []string{"--no-cross-namespace-refs=true"}},
-	{"image-automation-controller", []string{"--no-cross-namespace-refs=true"}},
-}
-
-// fluxRequired is the controller without which Flux is not installed: it
-// is the one that applies tenants' manifests.
-const fluxRequired = "kustomize-controller"
 
 // fluxManagedLabel marks objects a Flux Kustomization applied: Flux
 // bootstrapped itself and reverts hand edits.
@@ -55,19 +38,19 @@ func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
 		return nil, fmt.Errorf("reading namespace %s: %w", fleet.FluxNamespace, err)
 	}
 	found := &fluxInstall{deployments: map[string]*appsv1.Deployment{}}
-	for _, l := range fluxLockdown {
+	for _, l := range lockdown.Controllers {
 		d := &appsv1.Deployment{}
-		err := c.Get(ctx, client.ObjectKey{Namespace: fleet.FluxNamespace, Name: l.controller}, d)
+		err := c.Get(ctx, client.ObjectKey{Namespace: fleet.FluxNamespace, Name: l.Name}, d)
+		if apierrors.IsNotFound(err) && l.Required {
+			return nil, fmt.Errorf("--flux-lockdown: Flux is not installed: no Deployment %s in namespace %s; install Flux first (flux install or flux bootstrap) or leave out --flux-lockdown", l.Name, fleet.FluxNamespace)
+		}
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading Deployment %s/%s: %w", fleet.FluxNamespace, l.controller, err)
+			return nil, fmt.Errorf("reading Deployment %s/%s: %w", fleet.FluxNamespace, l.Name, err)
 		}
-		found.deployments[l.controller] = d
-	}
-	if found.deployments[fluxRequired] == nil {
-		return nil, fmt.Errorf("--flux-lockdown: Flux is not installed: no Deployment %s in namespace %s; install Flux first (flux install or flux bootstrap) or leave out --flux-lockdown", fluxRequired, fleet.FluxNamespace)
+		found.deployments[l.Name] = d
 	}
 	return found, nil
 }
@@ -75,19 +58,20 @@ func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
 // lockDown sets the lockdown flags on the first container of each Flux
 // controller found, printing a line per controller.
 func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writer) error {
-	for _, l := range fluxLockdown {
-		name := fmt.Sprintf("Deployment %s/%s", fleet.FluxNamespace, l.controller)
-		d := f.deployments[l.controller]
+	for _, l := range lockdown.Controllers {
+		name := fmt.Sprintf("Deployment %s/%s", fleet.FluxNamespace, l.Name)
+		flags := lockdown.Args(l.Name)
+		d := f.deployments[l.Name]
 		if d == nil {
 			fmt.Fprintf(out, "%s not installed: nothing to lock down\n", name)
 			continue
 		}
 		if len(d.Spec.Template.Spec.Containers) == 0 {
-			return fmt.Errorf("%s has no container to set %s on", name, strings.Join(l.flags, " "))
+			return fmt.Errorf("%s has no container to set %s on", name, strings.Join(flags, " "))
 		}
 		// The container the fleet component patches too: Flux's manager.
 		old := d.Spec.Template.Spec.Containers[0].Args
-		args := lockedDownArgs(old, l.flags)
+		args := lockedDownArgs(old, flags)
 		if slices.Equal(old, args) {
 			fmt.Fprintf(out, "%s already locked down\n", name)
 			continue
@@ -95,7 +79,7 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 		if err := c.Patch(ctx, d, client.RawPatch(types.JSONPatchType, argsPatch(old, args))); err != nil {
 			return fmt.Errorf("locking down %s: %w", name, err)
 		}
-		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(l.flags, " "))
+		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(flags, " "))
 		if d.Labels[fluxManagedLabel] != "" {
 			fmt.Fprintf(out, "  warning: Flux Kustomization %s manages it and will revert this: add infrastructure/flux-lockdown from 'landlord init fleet' to its kustomization.yaml\n", d.Labels[fluxManagedLabel])
 		}

@@ -182,8 +182,8 @@ components: [../../../infrastructure/flux-lockdown]
 	}
 	events := "--events-addr=http://notification-controller.flux-system.svc"
 	want := map[string][]string{
-		"kustomize-controller": {"--no-cross-namespace-refs=true", events, "--no-remote-bases=true", "--default-service-account=default"},
-		"helm-controller":      {"--no-cross-namespace-refs=true", events, "--default-service-account=default"},
+		"kustomize-controller": {events, "--no-cross-namespace-refs=true", "--no-remote-bases=true", "--default-service-account=default"},
+		"helm-controller":      {events, "--no-cross-namespace-refs=true", "--default-service-account=default"},
 		"source-controller":    {events},
 	}
 	if !reflect.DeepEqual(args, want) {

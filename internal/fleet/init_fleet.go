@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/resid"
 
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
 // Names in the fleet repository.
@@ -217,27 +218,34 @@ func lockdownComponent() *types.Kustomization {
 	k := &types.Kustomization{}
 	k.Kind = types.ComponentKind
 	k.FixKustomization()
-	arg := func(where, flag, controllers string) types.Patch {
-		return types.Patch{
-			Patch: fmt.Sprintf("- op: add\n  path: /spec/template/spec/containers/0/args/%s\n  value: %s\n", where, flag),
-			Target: &types.Selector{
-				ResId: resIDKindName("Deployment", controllers),
-			},
+	// One patch per flag, on every controller that needs it.
+	var flags []lockdown.Flag
+	controllers := map[lockdown.Flag][]string{}
+	for _, c := range lockdown.Controllers {
+		for _, f := range c.Flags {
+			if controllers[f] == nil {
+				flags = append(flags, f)
+			}
+			controllers[f] = append(controllers[f], c.Name)
 		}
 	}
-	k.Patches = []types.Patch{
-		arg("0", "--no-cross-namespace-refs=true",
-			"(kustomize-controller|helm-controller|notification-controller|image-reflector-controller|image-automation-controller)"),
-		arg("-", "--no-remote-bases=true", "kustomize-controller"),
-		arg("-", "--default-service-account=default", "(kustomize-controller|helm-controller)"),
-		{
-			Patch: "- op: add\n  path: /spec/serviceAccountName\n  value: " + platformServiceAccount + "\n",
-			Target: &types.Selector{ResId: resid.ResId{
-				Gvk:  resid.Gvk{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind},
-				Name: FluxSync,
-			}},
-		},
+	for _, f := range flags {
+		names := strings.Join(controllers[f], "|")
+		if len(controllers[f]) > 1 {
+			names = "(" + names + ")"
+		}
+		k.Patches = append(k.Patches, types.Patch{
+			Patch:  fmt.Sprintf("- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: %s\n", f),
+			Target: &types.Selector{ResId: resIDKindName("Deployment", names)},
+		})
 	}
+	k.Patches = append(k.Patches, types.Patch{
+		Patch: "- op: add\n  path: /spec/serviceAccountName\n  value: " + platformServiceAccount + "\n",
+		Target: &types.Selector{ResId: resid.ResId{
+			Gvk:  resid.Gvk{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind},
+			Name: FluxSync,
+		}},
+	})
 	return k
 }
 

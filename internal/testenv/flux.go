@@ -17,6 +17,7 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
 // FluxNamespace is the Flux controllers' runtime namespace, as in a Flux
@@ -70,24 +71,16 @@ func sourceControllerArgs(storage string, p fluxPorts) []string {
 	)
 }
 
-// kustomizeControllerArgs lock tenants down as Flux's multi-tenancy guide
-// does: no references across namespaces, no remote bases, and objects
-// without a service account impersonate their namespace's default one.
+// kustomizeControllerArgs and helmControllerArgs lock tenants down as
+// Flux's multi-tenancy guide does.
 func kustomizeControllerArgs(p fluxPorts) []string {
-	return append(fluxCommonArgs(p.kustomizeMetrics, p.kustomizeHealth),
-		"--no-cross-namespace-refs=true",
-		"--no-remote-bases=true",
-		"--default-service-account=default",
-	)
+	return append(fluxCommonArgs(p.kustomizeMetrics, p.kustomizeHealth), lockdown.Args("kustomize-controller")...)
 }
 
 func helmControllerArgs(p fluxPorts) []string {
-	return append(fluxCommonArgs(p.helmMetrics, p.helmHealth),
-		"--no-cross-namespace-refs=true",
-		"--default-service-account=default",
+	return append(fluxCommonArgs(p.helmMetrics, p.helmHealth), append(lockdown.Args("helm-controller"),
 		// Within the environment's stop grace, so Stop does not need SIGKILL.
-		"--graceful-shutdown-timeout=5s",
-	)
+		"--graceful-shutdown-timeout=5s")...)
 }
 
 // startFlux installs the Flux CRDs (with the rest of Landlord's
