@@ -31,17 +31,7 @@ func TestDevUp(t *testing.T) {
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd := exec.Command(bin, "dev", "up", "--dir", dir, "--apply", "../../config/samples")
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
-
+			cmd, stdout := runBinary(t, bin, "dev", "up", "--dir", dir, "--apply", "../../config/samples")
 			kubeconfig := waitReadyLine(t, bufio.NewScanner(stdout))
 			if want := filepath.Join(dir, "kubeconfig"); kubeconfig != want {
 				t.Errorf("kubeconfig = %s, want %s", kubeconfig, want)
@@ -68,16 +58,7 @@ func TestDevUp(t *testing.T) {
 func TestDevUpDemo(t *testing.T) {
 	bin := buildLandlord(t)
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "dev", "up", "--demo", "--dir", dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stdout := runBinary(t, bin, "dev", "up", "--demo", "--dir", dir)
 	var output strings.Builder
 	kubeconfig := waitReadyLine(t, bufio.NewScanner(io.TeeReader(stdout, &output)))
 
@@ -144,6 +125,23 @@ func buildLandlord(t *testing.T) string {
 		t.Fatalf("building landlord: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// runBinary runs the binary with args, its stderr passed through; the
+// test ends it if it is still running.
+func runBinary(t *testing.T, bin string, args ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, stdout
 }
 
 func waitReadyLine(t *testing.T, lines *bufio.Scanner) string {

@@ -6,7 +6,6 @@ package devenv
 import (
 	"context"
 	"fmt"
-	"net"
 	"path/filepath"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,10 +39,11 @@ func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error)
 	if err := install.ControllerRBAC(ctx, admin); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	ports, err := testenv.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	l := &Landlord{
 		Webhook: webhook.Options{
 			Namespace: install.ControllerNamespace,
@@ -82,12 +82,3 @@ func (l *Landlord) Stop() error {
 
 // Done is closed when the controller has ended, by Stop or on its own.
 func (l *Landlord) Done() <-chan struct{} { return l.done }
-
-func freePort() (int, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a port for the webhooks: %w", err)
-	}
-	defer lis.Close()
-	return lis.Addr().(*net.TCPAddr).Port, nil
-}

@@ -109,7 +109,7 @@ func (e *Env) start(ctx context.Context, bin binaries) error {
 	if err != nil {
 		return err
 	}
-	free, err := freePorts(4)
+	free, err := FreePorts(4)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ type fluxPorts struct {
 }
 
 func newFluxPorts() (fluxPorts, error) {
-	free, err := freePorts(7)
+	free, err := FreePorts(7)
 	if err != nil {
 		return fluxPorts{}, err
 	}

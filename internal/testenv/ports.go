@@ -5,9 +5,9 @@ import (
 	"net"
 )
 
-// freePorts returns n distinct loopback ports that were free a moment ago;
+// FreePorts returns n distinct loopback ports that were free a moment ago;
 // holding all listeners until the end keeps them distinct.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

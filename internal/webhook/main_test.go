@@ -53,10 +53,11 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return err
 		}
-		port, err := freePort()
+		ports, err := testenv.FreePorts(1)
 		if err != nil {
 			return err
 		}
+		port := ports[0]
 		if gate, err = newProxy(fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
 			return err
 		}
@@ -91,15 +92,6 @@ func impersonate(user string, groups ...string) client.Client {
 		panic(err)
 	}
 	return c
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // proxy forwards TCP to the webhook server while open; closed, it drops
