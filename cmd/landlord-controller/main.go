@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -28,6 +29,8 @@ func main() {
 	flag.StringVar(&hooks.CertDir, "webhook-cert-dir", "", "directory of the webhook serving certificate; controller-runtime's default when empty")
 	flag.BoolVar(&hooks.CertManager, "cert-manager", false, "leave the webhook certificate and caBundle to cert-manager")
 	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")
+	flag.Func("platform-users", "comma-separated users exempt from the tenant rules as system:masters is (platform admins)", appendList(&hooks.Platform.Users))
+	flag.Func("platform-groups", "comma-separated groups exempt from the tenant rules as system:masters is (platform admins on EKS, GKE, AKS or OIDC)", appendList(&hooks.Platform.Groups))
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime
@@ -45,5 +48,17 @@ func main() {
 	if err := mgr.Start(ctx); err != nil {
 		ctrl.Log.Error(err, "manager stopped")
 		os.Exit(1)
+	}
+}
+
+// appendList parses a comma-separated flag value into list.
+func appendList(list *[]string) func(string) error {
+	return func(value string) error {
+		for _, v := range strings.Split(value, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				*list = append(*list, v)
+			}
+		}
+		return nil
 	}
 }

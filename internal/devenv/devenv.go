@@ -13,6 +13,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -56,7 +57,7 @@ func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error)
 	}
 	// The controller runs as its service account, so a missing RBAC marker
 	// shows as a failure rather than hiding behind an admin's rights.
-	ns, name, _ := policy.SplitServiceAccount(policy.ControllerUser)
+	ns, name, _ := tenancy.SplitServiceAccount(policy.ControllerUser)
 	cfg := env.ConfigFor(policy.ControllerUser, "system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated")
 	cfg.UserAgent = name
 	mgr, err := manager.New(ctx, cfg, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: &l.Webhook})

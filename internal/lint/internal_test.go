@@ -109,12 +109,20 @@ func TestTenantIndex(t *testing.T) {
 		Namespaces: []v1alpha1.TenantNamespace{{Name: "b-apps"}}, ServiceAccountName: "flux",
 		Owners: []v1alpha1.Owner{{Kind: "User", Name: "bob"}},
 	}}
-	x := newTenantIndex([]*v1alpha1.Tenant{b, a}).withSelfService(map[string]string{"a-one": "a", "a-two": "a", "b-x": "b", "a-apps": "b"})
+	index := newTenantIndex([]*v1alpha1.Tenant{b, a}).withSelfService(map[string]string{"a-one": "a", "a-two": "a", "b-x": "b", "a-apps": "b"})
+	x := index.resolver()
 	name := func(t *v1alpha1.Tenant) string {
 		if t == nil {
 			return ""
 		}
 		return t.Name
+	}
+	names := func(ts []*v1alpha1.Tenant) string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return strings.Join(out, ",")
 	}
 	for ns, want := range map[string]string{"a-apps": "a", "b-apps": "b", "a-one": "a", "b-x": "", "other": ""} {
 		if got := name(x.ForNamespace(ns)); got != want {
@@ -130,17 +138,17 @@ func TestTenantIndex(t *testing.T) {
 		"system:serviceaccount:a-one:a":      "a",
 		"system:serviceaccount:a-apps:other": "",
 	} {
-		if got := name(x.ForUser(authenticationv1.UserInfo{Username: user})); got != want {
+		if got := names(x.ForUser(authenticationv1.UserInfo{Username: user})); got != want {
 			t.Errorf("ForUser(%s) = %q, want %q", user, got, want)
 		}
 	}
-	if got := name(x.ForUser(authenticationv1.UserInfo{Username: "carol", Groups: []string{"x", "team-a"}})); got != "a" {
+	if got := names(x.ForUser(authenticationv1.UserInfo{Username: "carol", Groups: []string{"x", "team-a"}})); got != "a" {
 		t.Errorf("ForUser(group team-a) = %q, want a", got)
 	}
 	if n := x.SelfServiceCount("a"); n != 2 {
 		t.Errorf("SelfServiceCount(a) = %d, want 2", n)
 	}
-	if n := x.creatingNamespace("a-two").SelfServiceCount("a"); n != 1 {
+	if n := index.creatingNamespace("a-two").resolver().SelfServiceCount("a"); n != 1 {
 		t.Errorf("SelfServiceCount(a) while creating a-two = %d, want 1 (a-one exists)", n)
 	}
 }

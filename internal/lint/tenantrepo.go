@@ -179,7 +179,7 @@ func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomizat
 		return err
 	}
 	if namespaced {
-		if owner := index.ForNamespace(namespace); owner == nil || owner.Name != t.Name {
+		if owner := index.resolver().ForNamespace(namespace); owner == nil || owner.Name != t.Name {
 			l.add(o.repo.finding(RuleNamespace, o.file, o.line("metadata.namespace"),
 				fmt.Sprintf("metadata.namespace: %q is not a namespace of tenant %s; allowed: %s", namespace, t.Name, strings.Join(tenantNamespaces(t), ", "))))
 			return nil
@@ -198,7 +198,7 @@ func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomizat
 		return nil
 	}
 	req := policy.Request{Operation: admissionv1.Create, Namespace: namespace, Object: typed, User: user}
-	if ops := policy.Default(req, index); len(ops) > 0 {
+	if ops := policy.Default(req, index.resolver()); len(ops) > 0 {
 		// The mutating webhook runs first: apply its defaults.
 		patch, err := json.Marshal(ops)
 		if err != nil {
@@ -219,7 +219,7 @@ func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomizat
 	if isKind(o.gvk, "", "Namespace") {
 		judgeIndex = index.creatingNamespace(o.name)
 	}
-	for _, e := range policy.Evaluate(req, judgeIndex) {
+	for _, e := range policy.Evaluate(req, judgeIndex.resolver()) {
 		id := policy.RuleID(e)
 		l.add(o.repo.finding(Rule{ID: id}, o.file, o.line(e.Field), policyMessage(e, id)))
 	}

@@ -4,104 +4,71 @@ import (
 	"slices"
 	"strings"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
-// tenantIndex answers policy.Tenants from the Tenants of one fleet build,
-// as the guard's index answers it from the cluster. Self-service
-// namespaces are those the tenant's repository declares, the only ones lint
-// can know of.
+// tenantIndex is lint's tenancy.Store: the Tenants of one fleet build, and
+// the self-service namespaces a tenant's repository declares, the only ones
+// lint can know of. It answers the policy through tenancy.Resolver, as the
+// guard answers it from the cluster.
 type tenantIndex struct {
-	// tenants sorted by name; each map below holds the first by name.
-	tenants     []*v1alpha1.Tenant
-	byName      map[string]*v1alpha1.Tenant
-	byNamespace map[string]*v1alpha1.Tenant
-	// owners by ownerKey.
-	owners map[string]*v1alpha1.Tenant
-	// selfService maps a declared self-service namespace to its tenant.
-	selfService map[string]*v1alpha1.Tenant
+	byName    map[string]*v1alpha1.Tenant
+	assigning map[string][]*v1alpha1.Tenant
+	owning    map[string][]*v1alpha1.Tenant
+	// declared maps a declared self-service namespace to its object.
+	declared map[string]*corev1.Namespace
 	// creating is the namespace being judged: Flux creates declared
 	// namespaces one by one, so only those before it exist yet.
 	creating string
 }
 
-var _ policy.Tenants = &tenantIndex{}
+var (
+	_ tenancy.Store  = &tenantIndex{}
+	_ policy.Tenants = tenancy.Resolver{}
+)
 
 func newTenantIndex(tenants []*v1alpha1.Tenant) *tenantIndex {
+	x := &tenantIndex{byName: map[string]*v1alpha1.Tenant{}, assigning: map[string][]*v1alpha1.Tenant{},
+		owning: map[string][]*v1alpha1.Tenant{}, declared: map[string]*corev1.Namespace{}}
 	sorted := slices.Clone(tenants)
 	slices.SortFunc(sorted, func(a, b *v1alpha1.Tenant) int { return strings.Compare(a.Name, b.Name) })
-	x := &tenantIndex{tenants: sorted, byName: map[string]*v1alpha1.Tenant{}, byNamespace: map[string]*v1alpha1.Tenant{},
-		owners: map[string]*v1alpha1.Tenant{}, selfService: map[string]*v1alpha1.Tenant{}}
-	first := func(m map[string]*v1alpha1.Tenant, key string, t *v1alpha1.Tenant) {
-		if _, ok := m[key]; !ok {
-			m[key] = t
-		}
-	}
 	for _, t := range sorted {
-		first(x.byName, t.Name, t)
-		for _, ns := range t.NamespaceNames() {
-			first(x.byNamespace, ns, t)
+		if _, ok := x.byName[t.Name]; !ok {
+			x.byName[t.Name] = t
 		}
-		for _, o := range t.Spec.Owners {
-			first(x.owners, ownerKey(o.Kind, o.Namespace, o.Name), t)
+		for _, ns := range t.NamespaceNames() {
+			x.assigning[ns] = append(x.assigning[ns], t)
+		}
+		for _, key := range tenancy.OwnerKeys(t) {
+			x.owning[key] = append(x.owning[key], t)
 		}
 	}
 	return x
 }
 
-// ownerKey identifies an owner subject, as the guard's index does.
-func ownerKey(kind, namespace, name string) string {
-	return kind + "/" + namespace + "/" + name
+// resolver answers the policy's tenancy questions from the index.
+func (x *tenantIndex) resolver() tenancy.Resolver {
+	return tenancy.Resolver{Store: x}
 }
 
 // withSelfService is the index plus the namespaces a tenant's repository
-// declares with the tenant's label and self-service prefix.
+// declares with the tenant's label and self-service prefix that no tenant
+// assigns.
 func (x *tenantIndex) withSelfService(namespaces map[string]string) *tenantIndex {
 	out := *x
-	out.selfService = map[string]*v1alpha1.Tenant{}
-	for ns, tenant := range namespaces {
-		t := x.byName[tenant]
-		if t != nil && t.Spec.SelfService != nil && strings.HasPrefix(ns, t.Spec.SelfService.Prefix) && x.byNamespace[ns] == nil {
-			out.selfService[ns] = t
+	out.declared = map[string]*corev1.Namespace{}
+	for name, tenant := range namespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.TenantLabel: tenant}}}
+		if t := x.byName[tenant]; t != nil && tenancy.HoldsSelfService(t, ns) && len(x.assigning[name]) == 0 {
+			out.declared[name] = ns
 		}
 	}
 	return &out
-}
-
-// ForNamespace is the first Tenant, by name, assigned ns, else the one
-// whose declared self-service namespace it is.
-func (x *tenantIndex) ForNamespace(ns string) *v1alpha1.Tenant {
-	if t := x.byNamespace[ns]; t != nil {
-		return t
-	}
-	return x.selfService[ns]
-}
-
-// ForUser is, like the guard's index, the Tenant whose reconciler user is,
-// else the one listing user's service account, user or one of its groups
-// among its owners.
-func (x *tenantIndex) ForUser(user authenticationv1.UserInfo) *v1alpha1.Tenant {
-	if ns, name, ok := policy.SplitServiceAccount(user.Username); ok {
-		if t := x.ForNamespace(ns); t != nil && t.ReconcilerName() == name {
-			return t
-		}
-		if t := x.owners[ownerKey(rbacv1.ServiceAccountKind, ns, name)]; t != nil {
-			return t
-		}
-	}
-	if t := x.owners[ownerKey(rbacv1.UserKind, "", user.Username)]; t != nil {
-		return t
-	}
-	for _, g := range user.Groups {
-		if t := x.owners[ownerKey(rbacv1.GroupKind, "", g)]; t != nil {
-			return t
-		}
-	}
-	return nil
 }
 
 // creatingNamespace is the index as it answers while ns is created.
@@ -111,15 +78,19 @@ func (x *tenantIndex) creatingNamespace(ns string) *tenantIndex {
 	return &out
 }
 
-// SelfServiceCount is how many self-service namespaces of the tenant the
-// repository declares, counting while a namespace is created only those
-// before it in name order.
-func (x *tenantIndex) SelfServiceCount(tenant string) int {
-	n := 0
-	for ns, t := range x.selfService {
-		if t.Name == tenant && (x.creating == "" || ns < x.creating) {
-			n++
+func (x *tenantIndex) Tenant(name string) *v1alpha1.Tenant     { return x.byName[name] }
+func (x *tenantIndex) Assigning(ns string) []*v1alpha1.Tenant  { return x.assigning[ns] }
+func (x *tenantIndex) Owning(key string) []*v1alpha1.Tenant    { return x.owning[key] }
+func (x *tenantIndex) Namespace(name string) *corev1.Namespace { return x.declared[name] }
+
+// Labelled lists the declared namespaces of the tenant that exist while a
+// namespace is created: those before it in name order.
+func (x *tenantIndex) Labelled(tenant string) []*corev1.Namespace {
+	var out []*corev1.Namespace
+	for name, ns := range x.declared {
+		if ns.Labels[v1alpha1.TenantLabel] == tenant && (x.creating == "" || name < x.creating) {
+			out = append(out, ns)
 		}
 	}
-	return n
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // ControllerUser is the Landlord controller's identity, the only writer of
@@ -27,21 +28,57 @@ var platformNamespaces = []string{"kube-system", "flux-system"}
 // identity is who writes.
 type identity struct {
 	platform bool
-	// tenant is the tenant whose identity the writer is, nil for others.
+	// tenant is the tenant the writer acts for in this request, nil for
+	// identities of no tenant.
 	tenant *v1alpha1.Tenant
 }
 
-// identify tells platform identities from tenants; a platform identity is
-// never a tenant, even if a tenant lists it as an owner.
-func identify(u authenticationv1.UserInfo, tenants Tenants) identity {
-	if u.Username == ControllerUser || slices.Contains(u.Groups, mastersGroup) {
-		return identity{platform: true}
-	}
-	if ns, _, ok := SplitServiceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
-		return identity{platform: true}
-	}
-	return identity{tenant: tenants.ForUser(u)}
+// Platform names the platform's own admins beyond system:masters: on
+// managed clusters and with OIDC they are users or groups, not masters.
+type Platform struct {
+	Users  []string
+	Groups []string
 }
+
+// includes reports whether u is one of the configured platform identities.
+func (p Platform) includes(u authenticationv1.UserInfo) bool {
+	return slices.Contains(p.Users, u.Username) || slices.ContainsFunc(u.Groups, func(g string) bool { return slices.Contains(p.Groups, g) })
+}
+
+// identify tells platform identities from tenants; a platform identity is
+// never a tenant, even if a tenant lists it as an owner. A user acting for
+// several tenants acts, in each request, for the one the request concerns
+// (focus), else for the first by name.
+func identify(u authenticationv1.UserInfo, tenants Tenants, platform Platform, focus string) identity {
+	if u.Username == ControllerUser || slices.Contains(u.Groups, mastersGroup) || platform.includes(u) || kubernetesComponent(u) {
+		return identity{platform: true}
+	}
+	if ns, _, ok := tenancy.SplitServiceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
+		return identity{platform: true}
+	}
+	actsFor := tenants.ForUser(u)
+	for _, t := range actsFor {
+		if t.Name == focus {
+			return identity{tenant: t}
+		}
+	}
+	if len(actsFor) > 0 {
+		return identity{tenant: actsFor[0]}
+	}
+	return identity{}
+}
+
+// kubernetesComponent reports the cluster's own components: kubelets (which
+// delete pods they evicted) and the control plane's users.
+func kubernetesComponent(u authenticationv1.UserInfo) bool {
+	if strings.HasPrefix(u.Username, "system:node:") && slices.Contains(u.Groups, "system:nodes") {
+		return true
+	}
+	return slices.Contains(componentUsers, u.Username)
+}
+
+// componentUsers are the control plane's own user names.
+var componentUsers = []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"}
 
 // clusterScoped is rule LL014: tenants write no cluster-scoped object, over
 // and above what RBAC grants them.
@@ -76,20 +113,6 @@ func labelsOf(obj runtime.Object) map[string]string {
 		return m.GetLabels()
 	}
 	return nil
-}
-
-// serviceAccountPrefix starts the user name of every service account.
-const serviceAccountPrefix = "system:serviceaccount:"
-
-// SplitServiceAccount splits a service account's user name into namespace
-// and name.
-func SplitServiceAccount(username string) (namespace, name string, ok bool) {
-	rest, ok := strings.CutPrefix(username, serviceAccountPrefix)
-	if !ok {
-		return "", "", false
-	}
-	namespace, name, ok = strings.Cut(rest, ":")
-	return namespace, name, ok && namespace != "" && name != "" && !strings.Contains(name, ":")
 }
 
 // namespacesOf lists the tenant's namespaces for messages: the assigned

@@ -16,19 +16,19 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
-// Tenants answers, from an informer cache, who owns what. Implemented by the
-// webhook package.
+// Tenants answers who holds what; tenancy.Resolver implements it over an
+// informer cache (the guard), a fleet read from disk (lint) or a live list.
 type Tenants interface {
-	// ForNamespace returns the Tenant owning namespace ns (assigned in
-	// spec.namespaces, or a self-service namespace labelled
-	// landlord.dev/tenant=<name> with the tenant's prefix), or nil.
+	// ForNamespace returns the Tenant holding namespace ns, or nil.
 	ForNamespace(ns string) *v1alpha1.Tenant
-	// ForUser returns the Tenant whose identity the requester is: its
-	// reconciler service account in one of its namespaces, or one of its
-	// owners (User/Group/ServiceAccount), or nil.
-	ForUser(user authenticationv1.UserInfo) *v1alpha1.Tenant
+	// Claimant is the tenant an existing namespace's label names, held or
+	// not, "" for none.
+	Claimant(ns string) string
+	// ForUser lists, by name, the Tenants whose identity the requester is:
+	// their reconciler in a namespace they hold, or one of their owners.
+	ForUser(user authenticationv1.UserInfo) []*v1alpha1.Tenant
 	// SelfServiceCount is how many self-service namespaces the named tenant
-	// has now.
+	// holds now.
 	SelfServiceCount(tenant string) int
 }
 
@@ -39,6 +39,8 @@ type Request struct {
 	Object    runtime.Object        // decoded, typed (nil on DELETE)
 	OldObject runtime.Object        // decoded, typed (nil on CREATE)
 	User      authenticationv1.UserInfo
+	// Platform are the platform's admins beyond system:masters.
+	Platform Platform
 }
 
 // Evaluate returns every violation of the request; empty means allowed.
@@ -57,15 +59,19 @@ func Evaluate(req Request, tenants Tenants) field.ErrorList {
 // evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
 // tests vary opt-ins without a Tenant per case.
 func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
-	who := identify(req.User, tenants)
 	if isNamespace(req.Object) || isNamespace(req.OldObject) {
-		return namespaceRules(req, who, tenants)
+		ns := namespaceOf(req)
+		return namespaceRules(req, identify(req.User, tenants, req.Platform, namespaceFocus(ns, tenants)), tenants)
 	}
+	owner := tenants.ForNamespace(req.Namespace)
+	who := identify(req.User, tenants, req.Platform, nameOf(owner))
 	if req.Namespace == "" {
 		return clusterScoped(who)
 	}
-	owner := tenants.ForNamespace(req.Namespace)
 	if owner == nil {
+		if claimant := tenants.Claimant(req.Namespace); claimant != "" && !who.platform {
+			return unheld(req.Namespace, claimant)
+		}
 		return nil // a platform namespace: RBAC alone decides
 	}
 	var errs field.ErrorList
@@ -81,9 +87,33 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 		// Ratchet: an update may keep a violation it did not introduce, so
 		// that controllers can still remove finalizers from objects admitted
 		// before a rule existed; audit reports those.
-		found = ratchet(found, content(req.OldObject, s))
+		found = ratchet(found, content(req.OldObject, s), req.Object, req.OldObject)
 	}
 	return append(errs, found...)
+}
+
+// namespaceFocus is the tenant a Namespace write concerns: its holder, or
+// the tenant its label names.
+func namespaceFocus(ns *corev1.Namespace, tenants Tenants) string {
+	if t := tenants.ForNamespace(ns.Name); t != nil {
+		return t.Name
+	}
+	return ns.Labels[v1alpha1.TenantLabel]
+}
+
+func nameOf(t *v1alpha1.Tenant) string {
+	if t == nil {
+		return ""
+	}
+	return t.Name
+}
+
+// unheld is rule LL026: a namespace labelled for a tenant that does not
+// hold it (unknown, deleted, or not yet known to the guard) is frozen for
+// everyone but the platform, never left open.
+func unheld(ns, claimant string) field.ErrorList {
+	return field.ErrorList{forbidden(ruleUnheld, field.NewPath("metadata", "namespace"),
+		"namespace "+ns+" is labelled for tenant "+claimant+", which does not hold it; allowed: writes by platform identities")}
 }
 
 // scope is what the content rules know of the object's place.
@@ -142,24 +172,6 @@ func content(obj runtime.Object, s scope) field.ErrorList {
 	return nil
 }
 
-// ratchet drops from errs the violations old already had.
-func ratchet(errs, old field.ErrorList) field.ErrorList {
-	if len(errs) == 0 || len(old) == 0 {
-		return errs
-	}
-	had := make(map[string]bool, len(old))
-	for _, e := range old {
-		had[e.Error()] = true
-	}
-	var kept field.ErrorList
-	for _, e := range errs {
-		if !had[e.Error()] {
-			kept = append(kept, e)
-		}
-	}
-	return kept
-}
-
 // Rule is one isolation rule.
 type Rule struct {
 	ID     string
@@ -173,6 +185,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
+	ruleUnheld,
 }
 
 var (
@@ -193,6 +206,7 @@ var (
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
 	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
 	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
+	ruleUnheld           = Rule{"LL026", "unheld-namespace", "a namespace labelled for a tenant that does not hold it is frozen, so that a cache miss or a deleted tenant never opens it"}
 )
 
 // forbidden is a violation of rule r at p; detail names the allowed values.

@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"strings"
 	"testing"
 
@@ -253,6 +253,28 @@ var testCases = map[string]testCase{
 	"violation introduced by an update": {req: update(reconciler, "apps", newKustomization(),
 		newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: "LL002"},
 	"delete of a violating object": {req: remove(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" }))},
+	// The ratchet compares values, not messages: a kubeConfig's message
+	// names no value, yet pointing it elsewhere is a new violation.
+	"grandfathered kubeConfig pointed elsewhere": {req: update(reconciler, "apps",
+		newKustomization(func(k *kustomizev1.Kustomization) {
+			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "old-cluster"}}
+		}),
+		newKustomization(func(k *kustomizev1.Kustomization) {
+			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "stolen"}}
+		})), want: "LL004"},
+	"grandfathered kubeConfig kept as it was": {req: update(reconciler, "apps",
+		newKustomization(func(k *kustomizev1.Kustomization) {
+			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "old-cluster"}}
+		}),
+		newKustomization(func(k *kustomizev1.Kustomization) {
+			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "old-cluster"}}
+			k.Spec.Path = "./other"
+		}))},
+
+	// LL026: a namespace labelled for a tenant nobody holds it for is frozen.
+	"write in a namespace claimed but not held": {req: create(reconciler, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"})), want: "LL026"},
+	"platform write in a namespace not held":    {req: create(masters, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"}))},
+	"kubelet deleting a pod in it":              {req: remove(kubelet, "orphan", newPod("orphan"))},
 }
 
 func TestEvaluate(t *testing.T) {
@@ -300,8 +322,8 @@ func TestRulesCovered(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, r := range Rules {
-		if want := fmt.Sprintf("LL%03d", i+1); r.ID != want {
-			t.Errorf("Rules[%d].ID = %s, want %s", i, r.ID, want)
+		if i > 0 && r.ID <= Rules[i-1].ID || RuleID(forbidden(r, field.NewPath("x"), "")) != r.ID {
+			t.Errorf("Rules[%d].ID = %s: ids must be LLnnn, in order, each once", i, r.ID)
 		}
 		if seen[r.Name] || r.Name == "" || r.Reason == "" {
 			t.Errorf("rule %s: name %q duplicated or empty, or no reason", r.ID, r.Name)
@@ -365,6 +387,32 @@ func TestMatchURL(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := matchURL(tc.pattern, tc.url); got != tc.want {
 				t.Fatalf("matchURL(%q, %q) = %v, want %v", tc.pattern, tc.url, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPlatformIdentities: admins configured as a platform group or user
+// are exempt from the identity rules as system:masters is; without the
+// setting the same admin counts as the tenant owner it also is.
+func TestPlatformIdentities(t *testing.T) {
+	admin := authenticationv1.UserInfo{Username: "pat@example.com", Groups: []string{"platform-admins", "dev-team"}}
+	relabel := update(admin, "", newNamespace("apps", map[string]string{v1alpha1.TenantLabel: "dev-team"}),
+		newNamespace("apps", map[string]string{v1alpha1.TenantLabel: "dev-team", "pod-security.kubernetes.io/enforce": "privileged"}))
+	for name, tc := range map[string]struct {
+		platform Platform
+		want     string
+	}{
+		"no platform setting":  {want: "LL009"},
+		"platform group":       {platform: Platform{Groups: []string{"platform-admins"}}},
+		"platform user":        {platform: Platform{Users: []string{"pat@example.com"}}},
+		"another group listed": {platform: Platform{Groups: []string{"sre"}}, want: "LL009"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := relabel
+			req.Platform = tc.platform
+			if got := ruleIDs(Evaluate(req, testTenants)); got != tc.want {
+				t.Fatalf("rules = %q, want %q", got, tc.want)
 			}
 		})
 	}

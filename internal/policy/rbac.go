@@ -9,6 +9,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // builtinRoles are the aggregated namespace roles a tenant may bind besides
@@ -66,7 +67,7 @@ func subjectNamespace(sub rbacv1.Subject, bindingNamespace string) (string, bool
 		}
 		return sub.Namespace, true
 	case rbacv1.UserKind:
-		ns, _, ok := SplitServiceAccount(sub.Name)
+		ns, _, ok := tenancy.SplitServiceAccount(sub.Name)
 		return ns, ok
 	}
 	return "", false

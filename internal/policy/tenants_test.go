@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // fakeTenants is an in-memory Tenants: the rules are pure, the cache-backed
@@ -19,6 +20,9 @@ type fakeTenants struct {
 	tenants []*v1alpha1.Tenant
 	// selfService lists, per tenant, the self-service namespaces that exist.
 	selfService map[string][]string
+	// claimed maps namespaces labelled for a tenant that holds none of
+	// them to that tenant.
+	claimed map[string]string
 }
 
 func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
@@ -30,29 +34,34 @@ func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
 	return nil
 }
 
-func (f fakeTenants) ForUser(u authenticationv1.UserInfo) *v1alpha1.Tenant {
+func (f fakeTenants) Claimant(ns string) string {
+	if t := f.ForNamespace(ns); t != nil {
+		return t.Name
+	}
+	return f.claimed[ns]
+}
+
+func (f fakeTenants) ForUser(u authenticationv1.UserInfo) []*v1alpha1.Tenant {
+	var found []*v1alpha1.Tenant
 	for _, t := range f.tenants {
-		if ns, name, ok := SplitServiceAccount(u.Username); ok && name == t.ReconcilerName() && f.ForNamespace(ns) == t {
-			return t
+		if ns, name, ok := tenancy.SplitServiceAccount(u.Username); ok && name == t.ReconcilerName() && f.ForNamespace(ns) == t {
+			found = append(found, t)
+			continue
 		}
-		for _, o := range t.Spec.Owners {
+		if slices.ContainsFunc(t.Spec.Owners, func(o v1alpha1.Owner) bool {
 			switch o.Kind {
 			case "User":
-				if u.Username == o.Name {
-					return t
-				}
+				return u.Username == o.Name
 			case "Group":
-				if slices.Contains(u.Groups, o.Name) {
-					return t
-				}
-			case "ServiceAccount":
-				if u.Username == serviceAccountPrefix+o.Namespace+":"+o.Name {
-					return t
-				}
+				return slices.Contains(u.Groups, o.Name)
 			}
+			return u.Username == tenancy.ServiceAccountPrefix+o.Namespace+":"+o.Name
+		}) {
+			found = append(found, t)
 		}
 	}
-	return nil
+	slices.SortFunc(found, func(a, b *v1alpha1.Tenant) int { return strings.Compare(a.Name, b.Name) })
+	return found
 }
 
 func (f fakeTenants) SelfServiceCount(tenant string) int { return len(f.selfService[tenant]) }
@@ -100,6 +109,7 @@ var testTenants = fakeTenants{
 		},
 	},
 	selfService: map[string][]string{"dev-team": {"dev-team-x"}, "full": {"full-a"}},
+	claimed:     map[string]string{"orphan": "gone"},
 }
 
 // Identities of the tests.
@@ -113,6 +123,7 @@ var (
 	fluxKustomize = authenticationv1.UserInfo{Username: "system:serviceaccount:flux-system:kustomize-controller"}
 	nsController  = authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:namespace-controller"}
 	stranger      = authenticationv1.UserInfo{Username: "eve", Groups: []string{"system:authenticated"}}
+	kubelet       = authenticationv1.UserInfo{Username: "system:node:worker-1", Groups: []string{"system:nodes", "system:authenticated"}}
 )
 
 // ruleIDs is the sorted, comma-joined set of rule ids of errs.

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -64,7 +65,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 					rule(allOperations, admissionregistrationv1.ClusterScope, "", "namespaces"),
 				},
 				// Platform identities never wait on the webhook for a namespace.
-				MatchConditions:         platformExemptions(),
+				MatchConditions:         platformExemptions(opts.Platform),
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          ptr.To[int32](5),
@@ -79,7 +80,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				Rules: []admissionregistrationv1.RuleWithOperations{
 					rule(allOperations, admissionregistrationv1.ClusterScope, "*", "*"),
 				},
-				MatchConditions: append(platformExemptions(),
+				MatchConditions: append(platformExemptions(opts.Platform),
 					admissionregistrationv1.MatchCondition{Name: "not-namespaces", Expression: `!(request.resource.group == "" && request.resource.resource == "namespaces")`},
 					// Access and token reviews persist nothing and answer `kubectl auth can-i`.
 					admissionregistrationv1.MatchCondition{Name: "not-reviews", Expression: `!(request.resource.group in ["authorization.k8s.io", "authentication.k8s.io"])`},
@@ -153,15 +154,33 @@ func tenantNamespaces() *metav1.LabelSelector {
 }
 
 // platformExemptions skip the identities the policy never judges on
-// namespaces: break-glass admins, Kubernetes' and Flux's controllers and
-// Landlord itself.
-func platformExemptions() []admissionregistrationv1.MatchCondition {
-	return []admissionregistrationv1.MatchCondition{
+// namespaces: break-glass admins, the platform's configured admins,
+// Kubernetes' and Flux's controllers and Landlord itself.
+func platformExemptions(platform policy.Platform) []admissionregistrationv1.MatchCondition {
+	conditions := []admissionregistrationv1.MatchCondition{
 		{Name: "not-system-masters", Expression: `!("system:masters" in request.userInfo.groups)`},
 		{Name: "not-kube-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:kube-system:")`},
 		{Name: "not-flux-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:flux-system:")`},
 		{Name: "not-landlord", Expression: fmt.Sprintf(`request.userInfo.username != %q`, policy.ControllerUser)},
 	}
+	if len(platform.Users) > 0 {
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{
+			Name: "not-platform-users", Expression: fmt.Sprintf(`!(request.userInfo.username in %s)`, celList(platform.Users))})
+	}
+	if len(platform.Groups) > 0 {
+		conditions = append(conditions, admissionregistrationv1.MatchCondition{
+			Name: "not-platform-groups", Expression: fmt.Sprintf(`!request.userInfo.groups.exists(g, g in %s)`, celList(platform.Groups))})
+	}
+	return conditions
+}
+
+// celList spells values as a CEL list of string literals.
+func celList(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = strconv.Quote(v)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // clientConfig points at the in-cluster Service, or at URLBase when set.

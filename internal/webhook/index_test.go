@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,10 +26,11 @@ func TestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	index, err := webhook.NewIndex(cctx, c)
+	store, err := webhook.NewIndex(cctx, c, k8s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	index := store.Resolver()
 	go func() { _ = c.Start(cctx) }()
 	defer cancel()
 
@@ -80,18 +82,56 @@ func TestIndex(t *testing.T) {
 		"owner group":           {Username: "bob", Groups: []string{"system:authenticated", "idx-admins"}},
 		"owner service account": {Username: "system:serviceaccount:ci:deployer"},
 	} {
-		if got := nameOf(index.ForUser(u)); got != "idx" {
+		if got := namesOf(index.ForUser(u)); got != "idx" {
 			t.Errorf("ForUser(%s) = %q, want idx", name, got)
 		}
 	}
 	for want, u := range users {
-		if got := nameOf(index.ForUser(u)); got != want {
+		if got := namesOf(index.ForUser(u)); got != want {
 			t.Errorf("ForUser(%s) = %q, want %q", u.Username, got, want)
 		}
 	}
 	if n := index.SelfServiceCount("idx"); n != 1 {
 		t.Errorf("SelfServiceCount = %d, want 1", n)
 	}
+}
+
+// TestIndexMissReadsLive: a namespace or tenant the cache does not hold
+// (not synced yet, or just created) is read live, never taken for none.
+func TestIndexMissReadsLive(t *testing.T) {
+	c, err := cache.New(env.Config, cache.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Never started: every cache read misses.
+	store, err := webhook.NewIndex(ctx, c, k8s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: "miss"},
+		Spec:       v1alpha1.TenantSpec{SelfService: &v1alpha1.SelfService{Prefix: "miss-", MaxNamespaces: 1}},
+	}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "miss-one", Labels: map[string]string{v1alpha1.TenantLabel: "miss"}}}
+	if err := k8s.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, ns) })
+	if got := nameOf(store.Resolver().ForNamespace("miss-one")); got != "miss" {
+		t.Errorf("ForNamespace on a cache miss = %q, want miss, read live", got)
+	}
+}
+
+func namesOf(tenants []*v1alpha1.Tenant) string {
+	names := make([]string, len(tenants))
+	for i, t := range tenants {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ",")
 }
 
 func nameOf(t *v1alpha1.Tenant) string {

@@ -15,6 +15,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/landlord-dev/landlord/internal/policy"
 )
 
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -45,6 +47,9 @@ type Options struct {
 	// CertCheckInterval is how often the certificate is checked; one hour
 	// when zero.
 	CertCheckInterval time.Duration
+	// Platform are the platform's admins beyond system:masters, exempt from
+	// the identity rules as masters are.
+	Platform policy.Platform
 }
 
 func (o *Options) setDefaults() {
@@ -97,13 +102,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return err
 	}
-	index, err := NewIndex(ctx, mgr.GetCache())
+	index, err := NewIndex(ctx, mgr.GetCache(), mgr.GetAPIReader())
 	if err != nil {
 		return fmt.Errorf("indexing tenants: %w", err)
 	}
+	tenants := index.Resolver()
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: index, recorder: mgr.GetEventRecorder("landlord-webhook")}})
-	server.Register(MutatePath, &webhook.Admission{Handler: &mutator{tenants: index}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook")}})
+	server.Register(MutatePath, &webhook.Admission{Handler: &mutator{tenants: tenants}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ func init() {
 // validator answers the validating webhook with policy.Evaluate.
 type validator struct {
 	tenants  policy.Tenants
+	platform policy.Platform
 	recorder events.EventRecorder
 }
 
@@ -42,6 +43,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
+	preq.Platform = v.platform
 	// A namespaced kind the rules do not know is not theirs to judge; a
 	// cluster-scoped one is, whatever its kind (LL014).
 	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" {
@@ -80,7 +82,10 @@ func (v *validator) concerned(req admission.Request) *v1alpha1.Tenant {
 			return t
 		}
 	}
-	return v.tenants.ForUser(req.UserInfo)
+	if actsFor := v.tenants.ForUser(req.UserInfo); len(actsFor) > 0 {
+		return actsFor[0]
+	}
+	return nil
 }
 
 // policyRequest decodes an admission request into the policy's terms;
