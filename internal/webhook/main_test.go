@@ -18,6 +18,7 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -68,6 +69,7 @@ func TestMain(m *testing.M) {
 			URLBase:           "https://" + gate.addr,
 			CertDir:           certDir,
 			CertCheckInterval: 500 * time.Millisecond,
+			Platform:          policy.Platform{Groups: []string{"platform-admins"}},
 		}
 		controllerConfig := env.ConfigFor("system:serviceaccount:landlord-system:landlord-controller",
 			"system:serviceaccounts", "system:serviceaccounts:landlord-system", "system:authenticated")
