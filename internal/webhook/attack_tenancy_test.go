@@ -1,14 +1,21 @@
 package webhook_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
 // TestAttacksTenancy: a namespace labelled for a tenant that does not hold
@@ -51,5 +58,42 @@ func TestAttacksTenancy(t *testing.T) {
 		platformPSA: {as: "platform", do: mutate(ns("blue-jobs"), privileged)},
 		// Mallory is cluster-admin too, but no platform admin: an owner.
 		"owner who is cluster-admin relaxes pod security": {as: "leaky", do: mutate(ns("blue-jobs"), privileged), want: "LL009", near: platformPSA},
+	})
+}
+
+// TestDenialBlamesTheRequester: a denial counts against the tenant that
+// made the request, and against the tenant whose namespace it aimed at
+// only as a target, with its own metric and reason.
+func TestDenialBlamesTheRequester(t *testing.T) {
+	attackWorld(t)
+	svc := service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})
+	svc.Namespace = "red-apps"
+	blue, red, aimed := webhook.DenialCount("blue", "LL017"), webhook.DenialCount("red", "LL017"), webhook.TargetedCount("red", "LL017")
+	if err := identities["leaky"].Create(ctx, svc); !apierrors.IsForbidden(err) {
+		t.Fatalf("got %v, want LL017", err)
+	}
+	if got := webhook.DenialCount("blue", "LL017"); got != blue+1 {
+		t.Errorf("denials of requester blue: %v -> %v, want one more", blue, got)
+	}
+	if got := webhook.DenialCount("red", "LL017"); got != red {
+		t.Errorf("denials of red, which made no request: %v -> %v, want unchanged", red, got)
+	}
+	if got := webhook.TargetedCount("red", "LL017"); got != aimed+1 {
+		t.Errorf("denials targeting red: %v -> %v, want one more", aimed, got)
+	}
+	testenv.Eventually(t, 10*time.Second, func() error {
+		events := &eventsv1.EventList{}
+		if err := k8s.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			return err
+		}
+		var onBlue, onRed bool
+		for _, e := range events.Items {
+			onBlue = onBlue || e.Regarding.Name == "blue" && e.Reason == "LL017"
+			onRed = onRed || e.Regarding.Name == "red" && e.Reason == "Targeted" && strings.Contains(e.Note, "mallory, acting for tenant blue")
+		}
+		if !onBlue || !onRed {
+			return fmt.Errorf("event LL017 on blue: %v, Targeted on red: %v", onBlue, onRed)
+		}
+		return nil
 	})
 }

@@ -15,6 +15,15 @@ func DenialCount(tenant, rule string) float64 {
 	return m.GetCounter().GetValue()
 }
 
+// TargetedCount reads landlord_admission_denials_targeting_total{tenant,rule}.
+func TargetedCount(tenant, rule string) float64 {
+	m := &dto.Metric{}
+	if err := targeted.WithLabelValues(tenant, rule).Write(m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
 // NearExpiry issues certificates for opts with a sixth of their hour left.
 func NearExpiry(opts Options) (map[string][]byte, error) {
 	opts.setDefaults()

@@ -17,14 +17,21 @@ import (
 	"github.com/landlord-dev/landlord/internal/policy"
 )
 
-// denials counts refused writes per tenant concerned and rule.
-var denials = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "landlord_admission_denials_total",
-	Help: "Writes the admission webhook refused, by tenant concerned and first rule violated.",
-}, []string{"tenant", "rule"})
+// denials counts refused writes per requesting tenant and rule; targeted
+// counts them per tenant whose namespace another identity tried to write.
+var (
+	denials = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "landlord_admission_denials_total",
+		Help: "Writes the admission webhook refused, by the tenant that made them (empty for identities of no tenant) and first rule violated.",
+	}, []string{"tenant", "rule"})
+	targeted = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "landlord_admission_denials_targeting_total",
+		Help: "Writes the admission webhook refused in a tenant's namespaces that another identity made, by tenant targeted and first rule violated.",
+	}, []string{"tenant", "rule"})
+)
 
 func init() {
-	metrics.Registry.MustRegister(denials)
+	metrics.Registry.MustRegister(denials, targeted)
 }
 
 // validator answers the validating webhook with policy.Evaluate.
@@ -55,15 +62,9 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	}
 	rule := policy.RuleID(errs[0])
 	message := errs.ToAggregate().Error()
-	tenant := v.concerned(req)
 	// A dry run changes nothing, so it leaves no trace either.
 	if req.DryRun == nil || !*req.DryRun {
-		name := ""
-		if tenant != nil {
-			name = tenant.Name
-			v.recorder.Eventf(tenant, nil, corev1.EventTypeWarning, rule, "Denied", "%s", message)
-		}
-		denials.WithLabelValues(name, rule).Inc()
+		v.record(req, rule, message)
 	}
 	resp := admission.Denied(message)
 	resp.Result.Code = http.StatusForbidden
@@ -71,21 +72,55 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	return resp
 }
 
-// concerned is the Tenant a denial is about: the owner of the namespace
-// written in, or of the Namespace written, else the writer's own.
-func (v *validator) concerned(req admission.Request) *v1alpha1.Tenant {
-	if t := v.tenants.ForNamespace(req.Namespace); t != nil {
-		return t
+// record counts a denial against the tenant that made the request, with
+// an Event on it, and, when the write aimed at another tenant's namespace,
+// against that tenant too under its own metric and reason, so that one
+// tenant's attempts never read as another's misconduct.
+func (v *validator) record(req admission.Request, rule, message string) {
+	target := v.target(req)
+	requester := v.requester(req, target)
+	name := ""
+	if requester != nil {
+		name = requester.Name
+		v.recorder.Eventf(requester, nil, corev1.EventTypeWarning, rule, "Denied", "%s", message)
 	}
+	denials.WithLabelValues(name, rule).Inc()
+	if target != nil && (requester == nil || requester.Name != target.Name) {
+		targeted.WithLabelValues(target.Name, rule).Inc()
+		v.recorder.Eventf(target, nil, corev1.EventTypeWarning, "Targeted", rule,
+			"%s, acting for %s, was denied: %s", req.UserInfo.Username, tenantName(requester), message)
+	}
+}
+
+// target is the Tenant holding the namespace written in, or the Namespace
+// written.
+func (v *validator) target(req admission.Request) *v1alpha1.Tenant {
 	if req.Kind.Group == "" && req.Kind.Kind == "Namespace" {
-		if t := v.tenants.ForNamespace(req.Name); t != nil {
+		return v.tenants.ForNamespace(req.Name)
+	}
+	return v.tenants.ForNamespace(req.Namespace)
+}
+
+// requester is the Tenant the writer acts for: the target when the writer
+// acts for it, else the first by name.
+func (v *validator) requester(req admission.Request, target *v1alpha1.Tenant) *v1alpha1.Tenant {
+	actsFor := v.tenants.ForUser(req.UserInfo)
+	for _, t := range actsFor {
+		if target != nil && t.Name == target.Name {
 			return t
 		}
 	}
-	if actsFor := v.tenants.ForUser(req.UserInfo); len(actsFor) > 0 {
+	if len(actsFor) > 0 {
 		return actsFor[0]
 	}
 	return nil
+}
+
+func tenantName(t *v1alpha1.Tenant) string {
+	if t == nil {
+		return "no tenant"
+	}
+	return "tenant " + t.Name
 }
 
 // policyRequest decodes an admission request into the policy's terms;
