@@ -5,14 +5,20 @@ package controller
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -27,24 +33,43 @@ type Options struct {
 	MaxConcurrentReconciles int
 }
 
-// CacheByObject restricts the cache of owned kinds to objects carrying the
-// tenant label, so the controller never holds every ConfigMap of a cluster.
-// Namespaces are cached whole: conflicts are judged on unlabelled ones too.
+// CacheByObject restricts the cache of owned kinds to Landlord's own
+// objects (tenant label and managed-by mark, which tenants cannot write), so
+// the controller never holds every ConfigMap of a cluster nor anything a
+// tenant can inflate. Namespaces are cached whole, as conflicts are judged
+// on unlabelled ones too, but stripped to what tenancy reads: their
+// number is the platform's and each self-service tenant's limit.
 func CacheByObject() map[client.Object]cache.ByObject {
+	selector := labels.SelectorFromSet(labels.Set{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
 	owned, _ := labels.NewRequirement(v1alpha1.TenantLabel, selection.Exists, nil)
-	selector := labels.NewSelector().Add(*owned)
+	selector = selector.Add(*owned)
 	byObject := map[client.Object]cache.ByObject{}
 	for _, kind := range namespacedAndClusterKinds() {
 		byObject[kind.object()] = cache.ByObject{Label: selector}
 	}
+	byObject[&corev1.Namespace{}] = cache.ByObject{Transform: namespaceMetadata}
 	return byObject
+}
+
+// namespaceMetadata keeps of a Namespace what tenancy reads: names,
+// labels, timestamps and finalizers; annotations a tenant may write are
+// dropped.
+func namespaceMetadata(obj any) (any, error) {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return obj, nil
+	}
+	ns.Annotations = nil
+	ns.ManagedFields = nil
+	return ns, nil
 }
 
 // SetupWithManager registers the Tenant reconciler and its watches.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &TenantReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder("landlord-controller"),
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("landlord-controller"),
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.Tenant{}).
@@ -53,17 +78,51 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// A deleted or edited guard rail maps back to its Tenant at once. The
 	// watches share the typed informers the reconciler reads, so an event
 	// never arrives before the cache it leads to has the object.
-	for _, kind := range ownedKinds() {
+	for _, kind := range fluxKinds {
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf))
+	}
+	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(specChanged))
 	}
 	return b.Complete(r)
 }
 
-// tenantOf maps an owned object to the Tenant named by its label.
+// tenantOf maps an object to the Tenant its label names: any Namespace
+// (a tenant's self-service namespace is its own before Landlord adopts it;
+// the guard keeps tenants to their own label), anything else only when
+// Landlord made it, so that no label a tenant writes makes Landlord work
+// for another tenant.
 func tenantOf(_ context.Context, obj client.Object) []reconcile.Request {
-	name := obj.GetLabels()[v1alpha1.TenantLabel]
-	if name == "" {
+	labels := obj.GetLabels()
+	name := labels[v1alpha1.TenantLabel]
+	_, isNamespace := obj.(*corev1.Namespace)
+	if name == "" || !isNamespace && labels[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+}
+
+// specChanged passes what Landlord must look at again: creations,
+// deletions, and updates of anything but status (a quota's usage, a
+// namespace's phase). Flux kinds are watched without it: their status is
+// folded into the Tenant's.
+var specChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return !equality.Semantic.DeepEqual(withoutStatus(e.ObjectOld), withoutStatus(e.ObjectNew))
+	},
+}
+
+// withoutStatus is obj as generic JSON without status and the metadata
+// every write changes.
+func withoutStatus(obj client.Object) map[string]any {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil
+	}
+	delete(u, "status")
+	if meta, ok := u["metadata"].(map[string]any); ok {
+		delete(meta, "resourceVersion")
+		delete(meta, "managedFields")
+	}
+	return u
 }

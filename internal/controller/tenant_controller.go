@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -31,7 +30,10 @@ const (
 // Flux objects.
 type TenantReconciler struct {
 	client.Client
-	Recorder events.EventRecorder
+	// APIReader reads past the cache, where a miss must not be taken for
+	// absence.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=landlord.dev,resources=tenants,verbs=get;list;watch;update;patch
@@ -95,7 +97,8 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	}
 	objects = claims.filter(objects)
 
-	if err := apply.Objects(ctx, r.Client, FieldOwner, objects...); err != nil {
+	foreign, err := r.convergeAll(ctx, tenant, objects)
+	if err != nil {
 		if apierrors.IsInvalid(err) {
 			r.stall(tenant, "InvalidSpec", err)
 			return ctrl.Result{}, nil
@@ -119,6 +122,11 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	apimeta.RemoveStatusCondition(&tenant.Status.Conditions, v1alpha1.ReconcilingCondition)
 	apimeta.RemoveStatusCondition(&tenant.Status.Conditions, v1alpha1.StalledCondition)
 
+	if msg := notAdopted(foreign); msg != "" {
+		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "NotAdopted", msg)
+		r.Recorder.Eventf(tenant, nil, "Warning", "NotAdopted", "Reconcile", "%s", msg)
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
 	if msg := claims.conflicts(); msg != "" {
 		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "NamespaceConflict", msg)
 		r.Recorder.Eventf(tenant, nil, "Warning", "NamespaceConflict", "Reconcile", "%s", msg)

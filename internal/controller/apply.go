@@ -1,0 +1,259 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apply"
+)
+
+// foreignObject is a desired object whose name something other than
+// Landlord holds; it is never taken over.
+type foreignObject struct {
+	obj client.Object
+}
+
+func (f foreignObject) String() string {
+	gvk := f.obj.GetObjectKind().GroupVersionKind()
+	if f.obj.GetNamespace() == "" {
+		return fmt.Sprintf("%s %s", gvk.Kind, f.obj.GetName())
+	}
+	return fmt.Sprintf("%s %s/%s", gvk.Kind, f.obj.GetNamespace(), f.obj.GetName())
+}
+
+// convergeAll converges the reconciler service accounts first: where one
+// is another writer's, no binding may name it, or whoever made it would act
+// as the tenant's reconciler. Then it converges everything else.
+func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Tenant, objects []client.Object) ([]foreignObject, error) {
+	var accounts, rest []client.Object
+	for _, obj := range objects {
+		if _, ok := obj.(*corev1.ServiceAccount); ok {
+			accounts = append(accounts, obj)
+		} else {
+			rest = append(rest, obj)
+		}
+	}
+	foreign, err := r.converge(ctx, tenant, accounts)
+	if err != nil {
+		return foreign, err
+	}
+	for _, f := range foreign {
+		withoutSubject(rest, f.obj.GetNamespace(), f.obj.GetName())
+	}
+	more, err := r.converge(ctx, tenant, rest)
+	return append(foreign, more...), err
+}
+
+// notAdopted says which objects were refused, or "" for none.
+func notAdopted(foreign []foreignObject) string {
+	if len(foreign) == 0 {
+		return ""
+	}
+	names := make([]string, len(foreign))
+	for i, f := range foreign {
+		names[i] = f.String()
+	}
+	return strings.Join(names, ", ") + ": created by another writer before Landlord; never taken over, remove or rename it"
+}
+
+// converge makes each desired object exist as rendered and returns those it
+// refused because another writer created them first. An object missing
+// from the cache (which holds only Landlord's objects) is created, never
+// applied onto whatever holds its name; one already as desired is not
+// sent at all; a binding whose immutable roleRef changed is replaced.
+func (r *TenantReconciler) converge(ctx context.Context, tenant *v1alpha1.Tenant, objects []client.Object) ([]foreignObject, error) {
+	var foreign []foreignObject
+	for _, desired := range objects {
+		existing, err := r.current(ctx, desired)
+		if err != nil {
+			return foreign, err
+		}
+		switch {
+		case existing == nil:
+			err = r.create(ctx, tenant, desired)
+		case !r.ours(tenant, existing):
+			err = errForeign
+		case roleRefChanged(desired, existing):
+			err = r.replace(ctx, desired, existing)
+		case upToDate(desired, existing):
+			continue
+		default:
+			err = apply.Objects(ctx, r.Client, FieldOwner, desired)
+		}
+		if err == errForeign {
+			foreign = append(foreign, foreignObject{desired})
+			continue
+		}
+		if err != nil {
+			return foreign, err
+		}
+	}
+	return foreign, nil
+}
+
+// errForeign marks an object name held by another writer.
+var errForeign = fmt.Errorf("held by another writer")
+
+// current is the object as cached, nil if the cache has none.
+func (r *TenantReconciler) current(ctx context.Context, desired client.Object) (client.Object, error) {
+	existing := desired.DeepCopyObject().(client.Object)
+	err := r.Get(ctx, client.ObjectKeyFromObject(desired), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
+	}
+	return existing, nil
+}
+
+// create creates desired; when its name is taken, a live read tells a
+// Landlord object the cache has not seen yet (applied) from another
+// writer's (refused).
+func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, desired client.Object) error {
+	obj := desired.DeepCopyObject().(client.Object)
+	err := r.Create(ctx, obj, client.FieldOwner(FieldOwner))
+	if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
+		}
+		return nil
+	}
+	live := desired.DeepCopyObject().(client.Object)
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
+		return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
+	}
+	if !r.ours(tenant, live) {
+		return errForeign
+	}
+	return apply.Objects(ctx, r.Client, FieldOwner, desired)
+}
+
+// ours reports whether Landlord made obj for this tenant. Tenants cannot
+// write Landlord's managed-by label (LL010), so the label is Landlord's
+// word. A namespace is judged by claimNamespaces instead: self-service
+// ones are the tenant's before they are Landlord's.
+func (r *TenantReconciler) ours(tenant *v1alpha1.Tenant, obj client.Object) bool {
+	if _, isNamespace := obj.(*corev1.Namespace); isNamespace {
+		return true
+	}
+	labels := obj.GetLabels()
+	return labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue && labels[v1alpha1.TenantLabel] == tenant.Name
+}
+
+// roleRefChanged reports a binding whose role the spec changed: roleRef is
+// immutable, so the binding must be replaced.
+func roleRefChanged(desired, existing client.Object) bool {
+	switch d := desired.(type) {
+	case *rbacv1.RoleBinding:
+		return d.RoleRef != existing.(*rbacv1.RoleBinding).RoleRef
+	case *rbacv1.ClusterRoleBinding:
+		return d.RoleRef != existing.(*rbacv1.ClusterRoleBinding).RoleRef
+	}
+	return false
+}
+
+// replace deletes a binding and creates it anew with its new role.
+func (r *TenantReconciler) replace(ctx context.Context, desired, existing client.Object) error {
+	if err := r.Delete(ctx, existing, client.Preconditions{UID: ptr.To(existing.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
+	}
+	if err := r.Create(ctx, desired.DeepCopyObject().(client.Object), client.FieldOwner(FieldOwner)); err != nil {
+		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
+	}
+	return nil
+}
+
+// upToDate reports whether existing already holds every field desired
+// sets, labels and annotations included: then applying would change
+// nothing and is not sent.
+func upToDate(desired, existing client.Object) bool {
+	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return false
+	}
+	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(existing)
+	if err != nil {
+		return false
+	}
+	for key, value := range want {
+		switch key {
+		case "apiVersion", "kind", "status":
+			continue
+		case "metadata":
+			meta, _ := value.(map[string]any)
+			haveMeta, _ := have["metadata"].(map[string]any)
+			for _, field := range []string{"labels", "annotations"} {
+				if !contains(haveMeta[field], meta[field]) {
+					return false
+				}
+			}
+			continue
+		}
+		if !contains(have[key], value) {
+			return false
+		}
+	}
+	return true
+}
+
+// contains reports whether have holds want: maps key by key, lists item
+// by item at equal length (the server defaults fields inside items), the
+// rest equal.
+func contains(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return len(w) == 0
+		}
+		for k, v := range w {
+			if !contains(h[k], v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !contains(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case nil:
+		return true
+	}
+	return reflect.DeepEqual(have, want)
+}
+
+// withoutSubject drops a service account from every binding's subjects.
+func withoutSubject(objects []client.Object, namespace, name string) {
+	drop := func(subjects []rbacv1.Subject) []rbacv1.Subject {
+		return slices.DeleteFunc(subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == name
+		})
+	}
+	for _, obj := range objects {
+		switch b := obj.(type) {
+		case *rbacv1.RoleBinding:
+			b.Subjects = drop(b.Subjects)
+		case *rbacv1.ClusterRoleBinding:
+			b.Subjects = drop(b.Subjects)
+		}
+	}
+}
