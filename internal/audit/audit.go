@@ -29,7 +29,7 @@ const (
 type Check struct {
 	// Tenant is the tenant checked, empty for cluster-wide checks.
 	Tenant string `json:"tenant,omitempty"`
-	// Kind groups checks: ready, access, escape or flux.
+	// Kind groups checks: ready, access, escape, holdings or flux.
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`
 	Result Result `json:"result"`
@@ -78,6 +78,11 @@ func (a *Auditor) Run(ctx context.Context, names ...string) ([]Check, error) {
 			return nil, err
 		}
 		checks = append(checks, escapes...)
+		holdings, err := a.holdings(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, holdings...)
 	}
 	flux, err := a.fluxLockdown(ctx)
 	if err != nil {
