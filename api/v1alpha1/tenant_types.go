@@ -23,6 +23,12 @@ type TenantSpec struct {
 	// +optional
 	SelfService *SelfService `json:"selfService,omitempty"`
 
+	// NamespaceMetadata names the label and annotation keys the tenant may
+	// add, change or remove on its namespaces, beyond those Kubernetes,
+	// kubectl and Flux write; every other key is the platform's.
+	// +optional
+	NamespaceMetadata *NamespaceMetadata `json:"namespaceMetadata,omitempty"`
+
 	// Owners are the humans and groups bound to the tenant role in every
 	// tenant namespace.
 	// +kubebuilder:validation:MaxItems=50
@@ -135,6 +141,27 @@ type SelfService struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	MaxNamespaces int32 `json:"maxNamespaces"`
+}
+
+// NamespaceMetadata lists key patterns: '*' matches any run of characters,
+// so "example.com/*" allows every key of that prefix. Landlord's own and
+// the pod-security labels stay the platform's whatever the patterns say.
+type NamespaceMetadata struct {
+	// AllowedLabels are the label keys the tenant may write.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:items:Pattern=`^[-A-Za-z0-9_./*]+$`
+	// +optional
+	AllowedLabels []string `json:"allowedLabels,omitempty"`
+
+	// AllowedAnnotations are the annotation keys the tenant may write.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:items:Pattern=`^[-A-Za-z0-9_./*]+$`
+	// +optional
+	AllowedAnnotations []string `json:"allowedAnnotations,omitempty"`
 }
 
 // Owner is a subject bound to the tenant role.
