@@ -33,9 +33,9 @@ func isNamespace(obj runtime.Object) bool {
 	return ok
 }
 
-// namespaceRules are rules LL009 and, for namespaces, LL010. Platform
-// identities are exempt; other identities that are no tenant are judged only
-// on namespaces a tenant owns.
+// namespaceRules are rules LL009, LL025 and, for namespaces, LL010.
+// Platform identities are exempt; other identities that are no tenant are
+// judged only on namespaces a tenant owns.
 func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList {
 	if who.platform {
 		return nil
@@ -45,6 +45,12 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 	if who.tenant == nil && owner == nil && !claims(ns) {
 		return nil
 	}
+	// Self-service needs patch on namespaces (Flux applies server-side), so
+	// RBAC lets a tenant reach every namespace: only its own may it touch,
+	// and the others are answered as if they did not exist.
+	if t := who.tenant; t != nil && req.Operation != admissionv1.Delete && !mayWrite(t, owner, ns.Name, req.Operation) {
+		return field.ErrorList{hidden(ns.Name, t)}
+	}
 	switch req.Operation {
 	case admissionv1.Create:
 		return createNamespace(ns, who, owner, tenants)
@@ -52,18 +58,47 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 		return deleteNamespace(ns, who, owner)
 	}
 	old, _ := req.OldObject.(*corev1.Namespace)
-	// Self-service needs patch on namespaces (Flux applies server-side), so
-	// RBAC lets a tenant reach every namespace: only its own may it touch.
-	if t := who.tenant; t != nil && (owner == nil || owner.Name != t.Name) {
-		return field.ErrorList{forbidden(ruleNamespaces, field.NewPath("metadata", "name"),
-			"namespace "+ns.Name+" is not a namespace of tenant "+t.Name+"; allowed: "+quoteList(namespacesOf(t)))}
-	}
 	errs := labelChanges(old, ns)
+	if who.tenant != nil {
+		// Its own namespace: the allow-list judges labels and annotations;
+		// a managed one's finalizers and owners stay Landlord's.
+		errs = append(errs, namespaceMetadata(old, ns, who.tenant)...)
+		if old != nil && isManaged(old) && (removedAny(old.Finalizers, ns.Finalizers) || !equality.Semantic.DeepEqual(old.OwnerReferences, ns.OwnerReferences)) {
+			errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata"),
+				"namespace "+ns.Name+" is managed by Landlord; allowed: changes to labels and annotations the tenant may write, adding finalizers Kubernetes removes"))
+		}
+		return errs
+	}
 	if old != nil && isManaged(old) && changed(old, ns) {
 		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata"),
 			"namespace "+ns.Name+" is managed by Landlord; allowed: changes by "+ControllerUser+" only"))
 	}
 	return errs
+}
+
+// mayWrite reports whether a tenant may create or update the namespace
+// name: one it holds, or, to create, one its self-service prefix names that
+// no tenant holds.
+func mayWrite(t, owner *v1alpha1.Tenant, name string, op admissionv1.Operation) bool {
+	if owner != nil {
+		return owner.Name == t.Name
+	}
+	ss := t.Spec.SelfService
+	return op == admissionv1.Create && ss != nil && strings.HasPrefix(name, ss.Prefix)
+}
+
+// hidden is rule LL009 for a tenant writing a namespace not its own, typed
+// NotFound: the guard answers it as the apiserver answers for a name that
+// does not exist, so that whether it exists stays unknown to the tenant.
+func hidden(name string, t *v1alpha1.Tenant) *field.Error {
+	return &field.Error{Type: field.ErrorTypeNotFound, Field: "metadata.name", BadValue: name,
+		Detail: ruleNamespaces.ID + ": namespace " + name + " is not a namespace of tenant " + t.Name + "; allowed: " + quoteList(namespacesOf(t))}
+}
+
+// Hidden reports whether errs deny a namespace as if it did not exist:
+// the answer must then be the apiserver's NotFound, nothing more.
+func Hidden(errs field.ErrorList) bool {
+	return len(errs) == 1 && errs[0].Type == field.ErrorTypeNotFound && RuleID(errs[0]) == ruleNamespaces.ID
 }
 
 // changed reports whether an update alters what a namespace is; Flux
@@ -120,6 +155,7 @@ func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant,
 			errs = append(errs, forbidden(ruleNamespaces, labels.Key(key), "the platform sets this label; allowed: unset"))
 		}
 	}
+	errs = append(errs, namespaceMetadata(nil, ns, t)...)
 	if n := tenants.SelfServiceCount(t.Name); n >= int(ss.MaxNamespaces) {
 		errs = append(errs, forbidden(ruleNamespaces, name, "tenant "+t.Name+" has "+strconv.Itoa(n)+
 			" self-service namespaces; allowed: at most spec.selfService.maxNamespaces="+strconv.Itoa(int(ss.MaxNamespaces))))

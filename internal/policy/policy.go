@@ -185,7 +185,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
-	ruleUnheld,
+	ruleNamespaceMetadata, ruleUnheld,
 }
 
 var (

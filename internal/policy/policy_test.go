@@ -166,16 +166,21 @@ var testCases = map[string]testCase{
 	"assigned namespace deleted by masters":        {req: remove(masters, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform))},
 
 	// LL010
-	"managed namespace labelled by the tenant": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
+	"managed namespace labelled by the tenant with an allowed key": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
 		ns := newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)
 		ns.Labels["team"] = "b"
+		return ns
+	}())},
+	"managed namespace given an owner by the tenant": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
+		ns := newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)
+		ns.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "gone", UID: "1"}}
 		return ns
 	}()), want: "LL010"},
 	"managed namespace relabelled by the tenant": {req: update(owner, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), func() *corev1.Namespace {
 		ns := newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform)
 		ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
 		return ns
-	}()), want: "LL009,LL010"},
+	}()), want: "LL009"},
 	"managed namespace re-applied unchanged by its tenant": {req: update(reconciler, "", newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService), newTenantNamespace("dev-team-x", v1alpha1.NamespaceOriginSelfService))},
 	"platform namespace annotated by a tenant": {req: update(reconciler, "", newNamespace("kube-system", nil), func() *corev1.Namespace {
 		ns := newNamespace("kube-system", nil)
@@ -191,6 +196,18 @@ var testCases = map[string]testCase{
 	"managed object forged by the tenant":               {req: create(reconciler, "apps", newConfigMap(managedMeta("fake", "apps"))), want: "LL010"},
 	"own config map":                                    {req: create(reconciler, "apps", newConfigMap(objectMeta("app", "apps")))},
 	"tenant-vars updated by the controller":             {req: update(controller, "apps", newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")), newConfigMap(managedMeta(v1alpha1.VariablesConfigMap, "apps")))},
+
+	// LL025; the rest of the namespace rules are in namespace_test.go.
+	"self-service namespace with a node selector": {req: create(reconciler, "", func() *corev1.Namespace {
+		ns := newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "dev-team"})
+		ns.Annotations = map[string]string{"scheduler.alpha.kubernetes.io/node-selector": "pool=gpu"}
+		return ns
+	}()), want: "LL025"},
+	"self-service namespace with an allowed annotation": {req: create(reconciler, "", func() *corev1.Namespace {
+		ns := newNamespace("dev-team-y", map[string]string{v1alpha1.TenantLabel: "dev-team"})
+		ns.Annotations = map[string]string{"example.com/owner": "team-a"}
+		return ns
+	}())},
 
 	// LL011
 	"binding other tenant's account":                    {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", saSubject("flux", "ops"))), want: "LL011"},

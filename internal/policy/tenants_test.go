@@ -67,8 +67,9 @@ func (f fakeTenants) ForUser(u authenticationv1.UserInfo) []*v1alpha1.Tenant {
 func (f fakeTenants) SelfServiceCount(tenant string) int { return len(f.selfService[tenant]) }
 
 // testTenants: dev-team with two assigned namespaces, self-service room
-// for one more and allowed sources; ops with one namespace, no self-service
-// and any source; full with its self-service allowance used up.
+// for one more, allowed sources and namespace metadata; ops with one
+// namespace, no self-service and any source; full with its self-service
+// allowance used up.
 var testTenants = fakeTenants{
 	tenants: []*v1alpha1.Tenant{
 		{
@@ -76,7 +77,11 @@ var testTenants = fakeTenants{
 			Spec: v1alpha1.TenantSpec{
 				Namespaces:  []v1alpha1.TenantNamespace{{Name: "apps"}, {Name: "apps-jobs"}},
 				SelfService: &v1alpha1.SelfService{Prefix: "dev-team-", MaxNamespaces: 2},
-				Owners:      []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}, {Kind: "ServiceAccount", Name: "deployer", Namespace: "ci"}},
+				NamespaceMetadata: &v1alpha1.NamespaceMetadata{
+					AllowedLabels:      []string{"team"},
+					AllowedAnnotations: []string{"example.com/*"},
+				},
+				Owners: []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}, {Kind: "ServiceAccount", Name: "deployer", Namespace: "ci"}},
 				Sources: []v1alpha1.Source{
 					{Name: "dev-team", Git: &v1alpha1.GitSource{URL: "https://git.example.com/org/dev-team", SecretRef: "auth"}, Decryption: &v1alpha1.Decryption{SecretRef: "sops"}},
 					{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/templates/base"}, TargetNamespace: "apps-jobs", DependsOn: []string{"dev-team"}},
