@@ -149,7 +149,7 @@ func TestAttackSuite(t *testing.T) {
 		"relabel its namespace to another tenant": {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"remove pod-security enforcement":         {as: "leaky", do: mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"weaken pod-security to privileged":       {as: "leaky", do: mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), want: "LL009", near: dropOwnNs, rbacFirst: "reconciler"},
-		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: "LL009", near: ownNs},
+		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: notFound, near: ownNs},
 		"namespace labelled for another tenant":   {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},
 		"namespace over the self-service limit":   {as: "green", do: create(labelledNamespace("green-two", "green")), want: "LL009", near: ownNs},
 		// Self-service grants patch on namespaces, since Flux applies them
@@ -157,7 +157,7 @@ func TestAttackSuite(t *testing.T) {
 		"annotate a platform namespace": {as: "reconciler", do: func(c client.Client) error {
 			patch := []byte(`{"metadata":{"annotations":{"scheduler.alpha.kubernetes.io/node-selector":"pool=blue"}}}`)
 			return c.Patch(ctx, ns("kube-system"), client.RawPatch(types.MergePatchType, patch), dry)
-		}, want: "LL009", near: ownNs},
+		}, want: notFound, near: ownNs},
 		"delete a platform-assigned namespace": {as: "leaky", do: remove(ns("blue-jobs")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"delete another tenant's namespace":    {as: "leaky", do: remove(ns("red-apps")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 
@@ -222,6 +222,8 @@ func attackTenants(t *testing.T) {
 			AllowedSources:   []string{"https://git.example.com/blue/*", "oci://registry.example.com/blue/*", "https://charts.example.com/blue"},
 			Quota:            &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
 			RequireResources: true,
+			// Keys another component could trust stay out of this list.
+			NamespaceMetadata: &v1alpha1.NamespaceMetadata{AllowedLabels: []string{"team"}, AllowedAnnotations: []string{"blue.example.com/*"}},
 		},
 	}
 	// A platform role the tenant holds every rule of, so only the guard

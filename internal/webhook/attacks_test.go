@@ -80,8 +80,9 @@ func ns(name string) *corev1.Namespace {
 }
 
 // runAttacks sends every request of the table as its identity: an attack
-// must come back 403 with its rule id (and, with rbacFirst, Forbidden by
-// RBAC alone as the plain identity); a neighbour must pass.
+// must come back 403 with its rule id, or 404 from the guard for notFound
+// (and, with rbacFirst, Forbidden by RBAC alone as the plain identity); a
+// neighbour must pass.
 func runAttacks(t *testing.T, attacks map[string]attack) {
 	t.Helper()
 	attackWorld(t)
@@ -105,6 +106,14 @@ func runAttacks(t *testing.T, attacks map[string]attack) {
 				}
 				return
 			}
+			if a.want == notFound {
+				// Only the guard answers NotFound for a name that exists or that
+				// the request would create.
+				if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "denied the request") {
+					t.Errorf("got %v, want NotFound from the guard", err)
+				}
+				return
+			}
 			if a.want == rbacDenied {
 				if !apierrors.IsForbidden(err) {
 					t.Errorf("got %v, want Forbidden by RBAC", err)
@@ -124,6 +133,10 @@ func runAttacks(t *testing.T, attacks map[string]attack) {
 // rbacDenied is the want of an attack RBAC alone refuses, for every
 // identity: no rule of the guard is needed.
 const rbacDenied = "RBAC"
+
+// notFound is the want of an attack on a namespace not the tenant's, which
+// the guard denies (LL009) as if no such namespace existed.
+const notFound = "NotFound"
 
 func countAttacks(attacks map[string]attack) int {
 	n := 0

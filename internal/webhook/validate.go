@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
@@ -44,7 +45,8 @@ type validator struct {
 var _ admission.Handler = &validator{}
 
 // Handle allows the request or denies it with every violation, 403 and the
-// first rule id as reason.
+// first rule id as reason; a tenant's write to a namespace not its own is
+// denied as NotFound, the rule and message left to the Event and metric.
 func (v *validator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	preq, err := policyRequest(req)
 	if err != nil {
@@ -67,6 +69,13 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 		v.record(req, rule, message)
 	}
 	resp := admission.Denied(message)
+	if policy.Hidden(errs) {
+		// The apiserver's own answer for a name that does not exist, so that
+		// a tenant cannot tell another's namespace from no namespace.
+		status := apierrors.NewNotFound(corev1.Resource("namespaces"), req.Name).Status()
+		resp.Result = &status
+		return resp
+	}
 	resp.Result.Code = http.StatusForbidden
 	resp.Result.Reason = metav1.StatusReason(rule)
 	return resp
