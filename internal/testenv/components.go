@@ -33,8 +33,12 @@ func etcdArgs(dir string, p ports, persistent bool) []string {
 	return args
 }
 
-func apiserverArgs(p ports, certs *pki) []string {
+func apiserverArgs(dir string, p ports, certs *pki) []string {
 	return []string{
+		// Every write, by user, so tests can count who sent what.
+		"--audit-policy-file=" + filepath.Join(dir, auditPolicyFile),
+		"--audit-log-path=" + filepath.Join(dir, AuditLogFile),
+		"--audit-log-format=json",
 		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", p.etcdClient),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
@@ -45,6 +49,9 @@ func apiserverArgs(p ports, certs *pki) []string {
 		"--tls-private-key-file=" + certs.path("apiserver.key"),
 		"--client-ca-file=" + certs.path("ca.crt"),
 		"--authorization-mode=RBAC",
+		// As kubeadm, kind and managed clusters run: Pod Security Admission,
+		// not the server, is what refuses a tenant's privileged pod.
+		"--allow-privileged=true",
 		"--service-cluster-ip-range=" + serviceCIDR,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + certs.path("service-account.pub"),

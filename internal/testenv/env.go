@@ -142,7 +142,10 @@ func (e *Env) start(ctx context.Context, bin binaries) error {
 	if err := e.waitFor(ctx, etcd, "etcd /health", etcdHealthy(fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient))); err != nil {
 		return err
 	}
-	apiserver, err := e.run("kube-apiserver", bin.apiserver, apiserverArgs(p, certs))
+	if err := os.WriteFile(filepath.Join(e.Dir, auditPolicyFile), []byte(auditPolicy), 0o600); err != nil {
+		return err
+	}
+	apiserver, err := e.run("kube-apiserver", bin.apiserver, apiserverArgs(e.Dir, p, certs))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,103 @@
+package controller_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/policy"
+)
+
+// TestSettledTenantSendsNothing: once a Tenant is provisioned, a resync of
+// the unchanged Tenant and a Flux status write on its GitRepository each
+// wake the reconciler, and neither makes it send a single write: the API
+// server's audit log holds none by the controller. Not parallel, so that
+// no other tenant's reconcile is counted.
+func TestSettledTenantSendsNothing(t *testing.T) {
+	tenant := newTenant("idle", "idle-apps", "idle-jobs")
+	tenant.Spec.Sources = []v1alpha1.Source{{Name: "apps", Git: &v1alpha1.GitSource{URL: "https://git.example.com/idle/apps"}}}
+	create(t, tenant)
+	t.Cleanup(func() { deleteTenant(t, tenant.Name) })
+	eventually(t, "provisioned, waiting for Flux", func() error {
+		c, err := condition(tenant.Name, v1alpha1.ReadyCondition)
+		if err != nil {
+			return err
+		}
+		if c.Reason != "SourceNotReady" {
+			return fmt.Errorf("Ready %s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
+	time.Sleep(2 * time.Second) // let the last events of provisioning drain
+
+	mark, err := env.MarkAudit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := reconciles(t)
+	// A resync: the Tenant's own watch fires on a metadata-only change.
+	if err := k8s.Patch(ctx, &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}},
+		client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"annotations":{"example.com/resync":"1"}}}`))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the resync reconciled", func() error { return atLeast(t, before+1) })
+	// A Flux status write that changes nothing the Tenant reports.
+	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "idle-apps", Name: "apps"}}
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(repo), repo); err != nil {
+			return err
+		}
+		repo.Status.LastHandledReconcileAt = time.Now().Format(time.RFC3339Nano)
+		return k8s.Status().Update(ctx, repo)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the status write reconciled", func() error { return atLeast(t, before+2) })
+
+	writes, err := env.WritesSince(mark, policy.ControllerUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.0f reconciles, %d writes by the controller", reconciles(t)-before, len(writes))
+	if len(writes) > 0 {
+		t.Errorf("a settled tenant's reconciles sent %d writes, want none: %v", len(writes), writes)
+	}
+}
+
+// reconciles reads controller_runtime_reconcile_total of the tenant
+// controller, summed over results.
+func reconciles(t *testing.T) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "tenant" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+func atLeast(t *testing.T, n float64) error {
+	if got := reconciles(t); got < n {
+		return fmt.Errorf("%v reconciles, want %v", got, n)
+	}
+	return nil
+}
