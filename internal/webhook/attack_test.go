@@ -220,7 +220,7 @@ func attackTenants(t *testing.T) {
 			SelfService:      &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 3},
 			Owners:           []v1alpha1.Owner{{Kind: "Group", Name: "blue-team"}},
 			AllowedSources:   []string{"https://git.example.com/blue/*", "oci://registry.example.com/blue/*", "https://charts.example.com/blue"},
-			Quota:            &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: mustQuantity("10")}},
+			Quota:            &v1alpha1.Quota{Hard: blueQuota},
 			RequireResources: true,
 			// Keys another component could trust stay out of this list.
 			NamespaceMetadata: &v1alpha1.NamespaceMetadata{AllowedLabels: []string{"team"}, AllowedAnnotations: []string{"blue.example.com/*"}},
