@@ -97,3 +97,52 @@ func TestDenialBlamesTheRequester(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSelfServiceLimitHoldsUnderParallelCreates: a tenant with room for
+// two self-service namespaces sends eight creations at once; two are
+// admitted. Its legitimate neighbour, creating within the limit in
+// parallel, is TestAttackSuite's own self-service namespaces.
+func TestSelfServiceLimitHoldsUnderParallelCreates(t *testing.T) {
+	tenant := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: "race"},
+		Spec: v1alpha1.TenantSpec{
+			Namespaces:  []v1alpha1.TenantNamespace{{Name: "race-apps"}},
+			SelfService: &v1alpha1.SelfService{Prefix: "race-", MaxNamespaces: 2},
+			Owners:      []v1alpha1.Owner{{Kind: "Group", Name: "race-team"}},
+		},
+	}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	owner := impersonate("rita", "race-team", "system:authenticated")
+	testenv.Eventually(t, 30*time.Second, func() error { // the self-service binding is in place
+		return owner.Create(ctx, labelledNamespace("race-probe", "race"), client.DryRunAll)
+	})
+	results := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			ns := labelledNamespace(fmt.Sprintf("race-%d", i), "race")
+			err := owner.Create(ctx, ns)
+			if err == nil {
+				t.Cleanup(func() { _ = k8s.Delete(ctx, ns) })
+			}
+			results <- err
+		}()
+	}
+	admitted, refused := 0, 0
+	for range 8 {
+		err := <-results
+		switch {
+		case err == nil:
+			admitted++
+		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "maxNamespaces=2"):
+			refused++
+		default:
+			t.Errorf("unexpected: %v", err)
+		}
+	}
+	if admitted != 2 || refused != 6 {
+		t.Errorf("%d admitted, %d refused over the limit, want 2 and 6", admitted, refused)
+	}
+}

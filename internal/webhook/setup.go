@@ -108,7 +108,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	}
 	tenants := index.Resolver()
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook")}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}})
 	server.Register(MutatePath, &webhook.Admission{Handler: &mutator{tenants: tenants}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err

@@ -6,16 +6,19 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // denials counts refused writes per requesting tenant and rule; targeted
@@ -40,6 +43,8 @@ type validator struct {
 	tenants  policy.Tenants
 	platform policy.Platform
 	recorder events.EventRecorder
+	// creates judges namespace creations with exact self-service counts.
+	creates *selfServiceCreates
 }
 
 var _ admission.Handler = &validator{}
@@ -58,7 +63,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" {
 		return admission.Allowed("")
 	}
-	errs := policy.Evaluate(preq, v.tenants)
+	errs := v.evaluate(req, preq)
 	if len(errs) == 0 {
 		return admission.Allowed("")
 	}
@@ -79,6 +84,25 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	resp.Result.Code = http.StatusForbidden
 	resp.Result.Reason = metav1.StatusReason(rule)
 	return resp
+}
+
+// evaluate judges the request; a namespace created with a tenant label
+// is judged with that tenant's creations in order and counted exactly.
+func (v *validator) evaluate(req admission.Request, preq policy.Request) field.ErrorList {
+	ns, creating := preq.Object.(*corev1.Namespace)
+	tenant := ""
+	if creating {
+		tenant = ns.Labels[v1alpha1.TenantLabel]
+	}
+	if req.Operation != admissionv1.Create || tenant == "" || v.creates == nil {
+		return policy.Evaluate(preq, v.tenants)
+	}
+	var errs field.ErrorList
+	v.creates.judge(tenant, ns.Name, req.DryRun != nil && *req.DryRun, func(tenants tenancy.Resolver) bool {
+		errs = policy.Evaluate(preq, tenants)
+		return len(errs) == 0
+	})
+	return errs
 }
 
 // record counts a denial against the tenant that made the request, with

@@ -1,0 +1,104 @@
+package webhook
+
+import (
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
+)
+
+// reservationTTL bounds how long an admitted namespace creation counts
+// before the API server lists it: past it, the create failed after
+// admission.
+const reservationTTL = 30 * time.Second
+
+// selfServiceCreates makes a tenant's self-service limit hold under
+// parallel creates: creations for one tenant are judged one at a time,
+// counted from a live list, plus the ones admitted that the list does not
+// show yet. The controller adopts at most the limit whatever happens, so
+// several replicas of the webhook can at worst let through namespaces the
+// tenant gets no access to.
+type selfServiceCreates struct {
+	index *Index
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+	// admitted maps tenant, then namespace, to when its creation was
+	// admitted.
+	admitted map[string]map[string]time.Time
+}
+
+func newSelfServiceCreates(index *Index) *selfServiceCreates {
+	return &selfServiceCreates{index: index, locks: map[string]*sync.Mutex{}, admitted: map[string]map[string]time.Time{}}
+}
+
+// judge runs evaluate for a creation of a namespace labelled for tenant
+// with that tenant's count exact, and records the creation when admitted
+// and real.
+func (s *selfServiceCreates) judge(tenant, namespace string, dryRun bool, evaluate func(tenancy.Resolver) bool) {
+	lock := s.lock(tenant)
+	lock.Lock()
+	defer lock.Unlock()
+	if evaluate(tenancy.Resolver{Store: &liveCount{Index: s.index, creates: s}}) && !dryRun {
+		s.mu.Lock()
+		if s.admitted[tenant] == nil {
+			s.admitted[tenant] = map[string]time.Time{}
+		}
+		s.admitted[tenant][namespace] = time.Now()
+		s.mu.Unlock()
+	}
+}
+
+func (s *selfServiceCreates) lock(tenant string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.locks[tenant] == nil {
+		s.locks[tenant] = &sync.Mutex{}
+	}
+	return s.locks[tenant]
+}
+
+// pending lists the admitted creations of tenant the live list lacks,
+// forgetting those it has and those too old to be coming.
+func (s *selfServiceCreates) pending(tenant string, listed []*corev1.Namespace) []*corev1.Namespace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, ns := range listed {
+		seen[ns.Name] = true
+	}
+	var out []*corev1.Namespace
+	for name, at := range s.admitted[tenant] {
+		if seen[name] || time.Since(at) > reservationTTL {
+			delete(s.admitted[tenant], name)
+			continue
+		}
+		out = append(out, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.TenantLabel: tenant}}})
+	}
+	return out
+}
+
+// liveCount is the index with the tenant's namespaces listed live and its
+// admitted creations counted.
+type liveCount struct {
+	*Index
+	creates *selfServiceCreates
+}
+
+// Labelled lists the tenant's namespaces from the API server, plus those
+// admitted but not listed yet; a failed list reads as the cache's.
+func (l *liveCount) Labelled(tenant string) []*corev1.Namespace {
+	list := &corev1.NamespaceList{}
+	if err := l.live.List(l.ctx, list, client.MatchingLabels{v1alpha1.TenantLabel: tenant}); err != nil {
+		return l.Index.Labelled(tenant)
+	}
+	out := make([]*corev1.Namespace, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return append(out, l.creates.pending(tenant, out)...)
+}
