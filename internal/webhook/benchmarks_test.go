@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -680,4 +682,100 @@ func persistentVolume() *corev1.PersistentVolume {
 		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 		PersistentVolumeSource:        corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: "nfs.example.com", Path: "/"}},
 	}}
+}
+
+// TestCapsuleChecklist runs the tenant controls Capsule documents
+// (projectcapsule.dev: namespace options, service options, priority and
+// storage classes, pod security per tenant) that the Multi-Tenancy
+// Benchmarks do not already cover, as blue's owner and reconciler.
+func TestCapsuleChecklist(t *testing.T) {
+	withAnnotation := func(key string) *corev1.Namespace {
+		n := labelledNamespace("blue-three", "blue")
+		n.Annotations = map[string]string{key: "pool=blue"}
+		return n
+	}
+	label := func(key, value string) func(client.Client) error {
+		patch := []byte(`{"metadata":{"labels":{"` + key + `":"` + value + `"}}}`)
+		return func(c client.Client) error {
+			return c.Patch(ctx, ns("blue-apps"), client.RawPatch(types.MergePatchType, patch), dry)
+		}
+	}
+	externalIPs := service(corev1.ServiceTypeClusterIP, []string{"203.0.113.7"})
+	runChecks(t, map[string]map[string]probe{
+		"Capsule_forbidden_namespace_metadata": {
+			"self-service namespace with a node selector":          {as: "reconciler", do: dryCreate(withAnnotation("scheduler.alpha.kubernetes.io/node-selector")), want: byRule("LL025")},
+			"self-service namespace with a cloud role":             {as: "reconciler", do: dryCreate(withAnnotation("iam.amazonaws.com/role")), want: byRule("LL025")},
+			"self-service namespace with an annotation it may set": {as: "reconciler", do: dryCreate(withAnnotation("blue.example.com/owner"))},
+			"label its namespace for another tenant's policy":      {do: label("access", "red"), want: byRule("LL025")},
+			"label its namespace with a key it may set":            {do: label("team", "web")},
+		},
+		"Capsule_pod_security_per_tenant": {
+			"relax its namespace to privileged": {do: label("pod-security.kubernetes.io/enforce", "privileged"), want: byRule("LL009")},
+			"label its namespace with team":     {do: label("team", "web")},
+		},
+		"Capsule_protected_namespaces_and_forced_prefix": {
+			"create landlord-system":       {as: "reconciler", do: dryCreate(labelledNamespace("landlord-system", "blue")), want: byGuardNotFound},
+			"create a namespace of red's":  {as: "reconciler", do: dryCreate(labelledNamespace("red-apps", "blue")), want: byGuardNotFound},
+			"create one within its prefix": {as: "reconciler", do: dryCreate(labelledNamespace("blue-three", "blue"))},
+		},
+		"Capsule_external_service_ips": {
+			"service with external IPs": {do: dryCreate(externalIPs), want: byRule("LL017")},
+			"ClusterIP service":         {do: dryCreate(service(corev1.ServiceTypeClusterIP, nil))},
+		},
+		"Capsule_priority_classes": {
+			"pod preempting as system-node-critical": {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-node-critical" })), want: byRule("LL020"), waits: "LL020 (priorityClassName)"},
+			"pod of the default priority":            {do: dryCreate(pod("default"))},
+		},
+	})
+}
+
+// TestFluxChecklist runs the tenant-facing items of Flux's multi-tenancy
+// lockdown and security guidance that the attack suite does not already
+// send: status is the controllers', and decryption never falls back to a
+// controller's own keys.
+func TestFluxChecklist(t *testing.T) {
+	attackWorld(t)
+	repo := gitRepo("https://git.example.com/blue/app")
+	repo.Name = "mtb-status"
+	if err := k8s.Create(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, repo) })
+	forgeArtifact := func(c client.Client) error {
+		r := &sourcev1.GitRepository{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(repo), r); err != nil {
+			return err
+		}
+		r.Status.Artifact = &fluxmeta.Artifact{Path: "gitrepository/flux-system/flux-system/x.tar.gz", URL: "http://evil.example.com/x.tar.gz",
+			Revision: "main@sha1:0", Digest: "sha256:0", LastUpdateTime: metav1.Now()}
+		return c.Status().Update(ctx, r, dry)
+	}
+	runChecks(t, map[string]map[string]probe{
+		"Flux_status_is_the_controllers": {
+			"forge a GitRepository's artifact": {do: forgeArtifact, want: byRuleOrRBAC("LL018"), waits: "LL018 (status subresources)"},
+			"annotate the GitRepository":       {do: patchAnnotation(repo, probeAnnotation)},
+		},
+		"Flux_no_cross_namespace_refs": {
+			"kustomization sourcing from flux-system": {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" })), want: byRule("LL002")},
+			"kustomization with its own source":       {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) {}))},
+		},
+		"Flux_decryption_with_the_tenants_own_key": {
+			"sops with the controller's keys": {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) {
+				k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops"}
+			})), want: byRule("LL005"), waits: "issue 10 class 2 (decryption without a secretRef)"},
+			"sops with its own key": {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) {
+				k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", SecretRef: &fluxmeta.LocalObjectReference{Name: "sops-age"}}
+			}))},
+		},
+	})
+}
+
+// byRuleOrRBAC expects the guard's rule id, or RBAC refusing first.
+func byRuleOrRBAC(id string) verdict {
+	return func(err error) error {
+		if byRule(id)(err) == nil || byRBAC(err) == nil {
+			return nil
+		}
+		return fmt.Errorf("got %v, want a denial by %s or by RBAC", err, id)
+	}
 }
