@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -11,22 +10,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/policy"
 )
-
-func TestSplitPath(t *testing.T) {
-	for in, want := range map[string][]string{
-		"":                              nil,
-		"spec":                          {"spec"},
-		"spec.sources[0].path":          {"spec", "sources", "0", "path"},
-		"metadata.labels[a.b/c]":        {"metadata", "labels", "a.b/c"},
-		"subjects[1]":                   {"subjects", "1"},
-		"spec.containers[0].env[2].nam": {"spec", "containers", "0", "env", "2", "nam"},
-	} {
-		if got := splitPath(in); !slices.Equal(got, want) {
-			t.Errorf("splitPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestWalkFindsTheDeepestLine(t *testing.T) {
 	var doc yaml.Node
@@ -45,7 +30,7 @@ func TestWalkFindsTheDeepestLine(t *testing.T) {
 		"spec.type":                               5,
 		"status.phase":                            1,
 	} {
-		if got := walk(doc.Content[0], splitPath(path)); got != want {
+		if got := walk(doc.Content[0], policy.SplitFieldPath(path)); got != want {
 			t.Errorf("walk(%q) = %d, want %d", path, got, want)
 		}
 	}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"github.com/landlord-dev/landlord/internal/policy"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func (o *object) line(field string) int {
 	if doc == nil {
 		return 1
 	}
-	return walk(doc, splitPath(field))
+	return walk(doc, policy.SplitFieldPath(field))
 }
 
 // document finds the object's document in its source file: by kind and
@@ -114,33 +115,6 @@ func firstOf(docs []*yaml.Node) *yaml.Node {
 		return nil
 	}
 	return docs[0]
-}
-
-// splitPath splits a field path into field names, map keys and indexes:
-// spec.containers[0].env, metadata.labels[app.kubernetes.io/name].
-func splitPath(p string) []string {
-	var parts []string
-	for p != "" {
-		switch {
-		case p[0] == '.':
-			p = p[1:]
-		case p[0] == '[':
-			end := strings.IndexByte(p, ']')
-			if end < 0 {
-				return append(parts, p[1:])
-			}
-			parts = append(parts, p[1:end])
-			p = p[end+1:]
-		default:
-			end := strings.IndexAny(p, ".[")
-			if end < 0 {
-				end = len(p)
-			}
-			parts = append(parts, p[:end])
-			p = p[end:]
-		}
-	}
-	return parts
 }
 
 // walk follows parts from n and returns the line of the deepest node

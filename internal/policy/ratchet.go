@@ -48,7 +48,7 @@ func asJSON(obj runtime.Object) any {
 // valueAt walks a field path as field.Path prints it (a.b[0].c[key]) into
 // generic JSON; nil where the path leads nowhere.
 func valueAt(v any, path string) any {
-	for _, step := range pathSteps(path) {
+	for _, step := range SplitFieldPath(path) {
 		switch node := v.(type) {
 		case map[string]any:
 			v = node[step]
@@ -65,9 +65,10 @@ func valueAt(v any, path string) any {
 	return v
 }
 
-// pathSteps splits a printed field path into its names, indexes and keys;
-// keys in brackets may hold dots (label keys do).
-func pathSteps(path string) []string {
+// SplitFieldPath splits a field path as field.Path prints it into field
+// names, map keys and indexes: spec.containers[0].env,
+// metadata.labels[app.kubernetes.io/name]; keys in brackets keep their dots.
+func SplitFieldPath(path string) []string {
 	var steps []string
 	for path != "" {
 		switch path[0] {
