@@ -173,9 +173,20 @@ subjects:
 		{
 			name:  "namespace outside self-service",
 			files: objectFile("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: payroll\n  labels:\n    landlord.dev/tenant: rogue\n"),
-			want: []string{`Namespace/payroll dry-run failed`, `denied the request`,
-				`LL009: not a self-service namespace of tenant rogue; allowed: names starting with "rogue-"`},
+			// Answered as for a name that does not exist, so that the tenant
+			// learns nothing of namespaces not its own; Flux reads any
+			// NotFound of a dry run as "namespace not specified".
+			want:  []string{`Namespace/payroll namespace not specified`, `denied the request`, `namespaces "payroll" not found`},
 			never: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "payroll"}},
+		},
+		{
+			// TestSelfService is the neighbour: a plain self-service namespace,
+			// with the labels Flux adds, is applied.
+			name:  "self-service namespace pinned to a node pool",
+			files: objectFile("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: rogue-gpu\n  labels:\n    landlord.dev/tenant: rogue\n  annotations:\n    scheduler.alpha.kubernetes.io/node-selector: pool=gpu\n"),
+			want: []string{`Namespace/rogue-gpu dry-run failed`, `denied the request`,
+				`metadata.annotations[scheduler.alpha.kubernetes.io/node-selector]: Forbidden: LL025: tenant rogue may not set this annotation`},
+			never: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rogue-gpu"}},
 		},
 		{
 			name: "Kustomization with its source in flux-system",
