@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
@@ -35,7 +36,7 @@ func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 	case *notificationv1beta3.Alert:
 		return alert(o, s), true
 	case *notificationv1beta3.Provider:
-		return identityFields(s, field.NewPath("spec"), "", nil, o.Spec.ServiceAccountName), true
+		return notificationProvider(o, s), true
 	case *imagev1.ImageRepository:
 		return imageRepository(o, s), true
 	case *imagev1.ImagePolicy:
@@ -56,7 +57,7 @@ func kustomization(k *kustomizev1.Kustomization, s scope) field.ErrorList {
 	errs = append(errs, tenantNamespace(spec.Child("targetNamespace"), k.Spec.TargetNamespace, s)...)
 	errs = append(errs, kubeConfig(spec.Child("kubeConfig"), k.Spec.KubeConfig)...)
 	if d := k.Spec.Decryption; d != nil {
-		errs = append(errs, identityFields(s, spec.Child("decryption"), "", nil, d.ServiceAccountName)...)
+		errs = append(errs, decryption(spec.Child("decryption"), d, s)...)
 	}
 	return errs
 }
@@ -116,23 +117,79 @@ func kubeConfig(p *field.Path, kc *fluxmeta.KubeConfigReference) field.ErrorList
 	return field.ErrorList{forbidden(ruleKubeConfig, p, "remote clusters are denied; allowed: unset")}
 }
 
-// identityFields is rule LL005: a cloud provider other than the generic
-// one, or a service account to impersonate, lends the object an identity
-// unless the Tenant allows workload identity.
-func identityFields(s scope, spec *field.Path, provider string, providers []string, serviceAccountName string) field.ErrorList {
-	if s.allow.workloadIdentity {
+// identityFields is rule LL005 on a source's provider and service account.
+// A provider outside local (those that authenticate with a Secret of the
+// object's namespace) fetches with a cloud identity: without an
+// object-level service account Flux lends it the controller's own, so it is
+// refused to every tenant; with one, only where the Tenant allows workload
+// identity. objectIdentity is false for kinds whose cloud provider always
+// runs as the controller (HelmRepository has no serviceAccountName).
+func identityFields(s scope, spec *field.Path, provider string, local []string, serviceAccountName string, objectIdentity bool) field.ErrorList {
+	var errs field.ErrorList
+	if provider != "" && !slices.Contains(local, provider) {
+		switch {
+		case !objectIdentity:
+			errs = append(errs, notSupported(ruleWorkloadIdentity, spec.Child("provider"), provider,
+				"this kind authenticates a cloud provider as the Flux controller itself", local))
+		case serviceAccountName == "":
+			errs = append(errs, notSupported(ruleWorkloadIdentity, spec.Child("provider"), provider,
+				"without spec.serviceAccountName a cloud provider authenticates as the Flux controller itself"+
+					ifWorkloadIdentity(s, " (or "+provider+" with a serviceAccountName of namespace "+s.ns+")", ""), local))
+		case !s.allow.workloadIdentity:
+			errs = append(errs, notSupported(ruleWorkloadIdentity, spec.Child("provider"), provider,
+				"tenant "+s.tenant.Name+" may not use workload identity", local))
+		}
+	}
+	return append(errs, serviceAccountIdentity(s, spec.Child("serviceAccountName"), serviceAccountName)...)
+}
+
+// serviceAccountIdentity is rule LL005 on an object-level service account,
+// which lends its cloud identity only where the Tenant allows it.
+func serviceAccountIdentity(s scope, p *field.Path, name string) field.ErrorList {
+	if name == "" || s.allow.workloadIdentity {
 		return nil
 	}
-	var errs field.ErrorList
-	if provider != "" && !slices.Contains(providers, provider) {
-		errs = append(errs, notSupported(ruleWorkloadIdentity, spec.Child("provider"), provider,
-			"tenant "+s.tenant.Name+" may not use workload identity", providers))
+	return field.ErrorList{forbidden(ruleWorkloadIdentity, p,
+		"tenant "+s.tenant.Name+" may not use workload identity; allowed: unset, with credentials in a Secret")}
+}
+
+// ifWorkloadIdentity picks a message's words by whether the Tenant allows
+// workload identity, so that a denial lists only what this tenant may do.
+func ifWorkloadIdentity(s scope, allowed, otherwise string) string {
+	if s.allow.workloadIdentity {
+		return allowed
 	}
-	if serviceAccountName != "" {
-		errs = append(errs, forbidden(ruleWorkloadIdentity, spec.Child("serviceAccountName"),
-			"tenant "+s.tenant.Name+" may not use workload identity; allowed: unset, with credentials in a Secret"))
+	return otherwise
+}
+
+// decryption is rule LL005 on a Kustomization's SOPS decryption. Without a
+// secretRef or a serviceAccountName kustomize-controller decrypts with its
+// own keys: its cloud KMS identity, its Vault token, its global age key
+// (--sops-age-secret), which decrypt the platform's secrets too.
+func decryption(p *field.Path, d *kustomizev1.Decryption, s scope) field.ErrorList {
+	if d.SecretRef == nil && d.ServiceAccountName == "" {
+		return field.ErrorList{field.Required(p.Child("secretRef"), ruleWorkloadIdentity.ID+
+			": decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace "+s.ns+
+			ifWorkloadIdentity(s, ", or a serviceAccountName of namespace "+s.ns, ""))}
 	}
-	return errs
+	return serviceAccountIdentity(s, p.Child("serviceAccountName"), d.ServiceAccountName)
+}
+
+// cloudNotifiers are the notification Provider types that authenticate
+// with a cloud identity (notification-controller v1.7+): the controller's
+// own when the Provider names no service account and its Secret, which the
+// guard does not see, holds no static credential.
+var cloudNotifiers = []string{"azureeventhub", "azuredevops", "googlepubsub"}
+
+func notificationProvider(p *notificationv1beta3.Provider, s scope) field.ErrorList {
+	spec := field.NewPath("spec")
+	if slices.Contains(cloudNotifiers, p.Spec.Type) && p.Spec.ServiceAccountName == "" {
+		return field.ErrorList{field.Required(spec.Child("serviceAccountName"), ruleWorkloadIdentity.ID+
+			": provider type "+p.Spec.Type+" without a serviceAccountName authenticates as notification-controller itself; allowed: "+
+			ifWorkloadIdentity(s, "a serviceAccountName of namespace "+s.ns, "none: tenant "+s.tenant.Name+" may not use workload identity")+
+			"; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret")}
+	}
+	return serviceAccountIdentity(s, spec.Child("serviceAccountName"), p.Spec.ServiceAccountName)
 }
 
 func receiver(r *notificationv1.Receiver, s scope) field.ErrorList {
@@ -162,7 +219,7 @@ func sameTenantRef(p *field.Path, ns string, s scope) field.ErrorList {
 
 func imageRepository(r *imagev1.ImageRepository, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, r.Spec.ServiceAccountName)
+	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, r.Spec.ServiceAccountName, true)
 	if r.Spec.AccessFrom != nil {
 		// Policies may only reference their own namespace, so granting
 		// others access serves only other tenants.

@@ -92,7 +92,9 @@ var testCases = map[string]testCase{
 	"oci repository with service account": {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.ServiceAccountName = "puller" })), want: "LL005"},
 	"oci repository with aws provider":    {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.Provider = "aws" })), want: "LL005"},
 	"oci repository with aws when allowed": {
-		req:   create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) { o.Spec.Provider = "aws" })),
+		req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) {
+			o.Spec.Provider, o.Spec.ServiceAccountName = "aws", "puller"
+		})),
 		allow: allowances{workloadIdentity: true},
 	},
 	"decryption with service account": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {

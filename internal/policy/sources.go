@@ -27,7 +27,7 @@ var (
 
 func gitRepository(r *sourcev1.GitRepository, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := identityFields(s, spec, r.Spec.Provider, gitProviders, r.Spec.ServiceAccountName)
+	errs := identityFields(s, spec, r.Spec.Provider, gitProviders, r.Spec.ServiceAccountName, true)
 	if s.writer.platform && labelsOf(r)[sourceLabel] == templateSource {
 		return errs // a platform template, outside allowedSources by design
 	}
@@ -36,13 +36,13 @@ func gitRepository(r *sourcev1.GitRepository, s scope) field.ErrorList {
 
 func ociRepository(r *sourcev1.OCIRepository, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, r.Spec.ServiceAccountName)
+	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, r.Spec.ServiceAccountName, true)
 	return append(errs, allowedURL(spec.Child("url"), r.Spec.URL, s.tenant, false)...)
 }
 
 func helmRepository(r *sourcev1.HelmRepository, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, "")
+	errs := identityFields(s, spec, r.Spec.Provider, genericProviders, "", false)
 	return append(errs, allowedURL(spec.Child("url"), r.Spec.URL, s.tenant, false)...)
 }
 
@@ -50,7 +50,7 @@ func helmRepository(r *sourcev1.HelmRepository, s scope) field.ErrorList {
 // sources, needs an allowedSources entry: an empty list denies it.
 func bucket(b *sourcev1.Bucket, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := identityFields(s, spec, b.Spec.Provider, genericProviders, b.Spec.ServiceAccountName)
+	errs := identityFields(s, spec, b.Spec.Provider, genericProviders, b.Spec.ServiceAccountName, true)
 	scheme := "https://"
 	if b.Spec.Insecure {
 		scheme = "http://"
