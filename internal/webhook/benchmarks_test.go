@@ -762,7 +762,7 @@ func TestFluxChecklist(t *testing.T) {
 		"Flux_decryption_with_the_tenants_own_key": {
 			"sops with the controller's keys": {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) {
 				k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops"}
-			})), want: byRule("LL005"), waits: "issue 10 class 2 (decryption without a secretRef)"},
+			})), want: byRule("LL005")},
 			"sops with its own key": {as: "reconciler", do: dryCreate(ks(func(k *kustomizev1.Kustomization) {
 				k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", SecretRef: &fluxmeta.LocalObjectReference{Name: "sops-age"}}
 			}))},
