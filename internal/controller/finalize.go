@@ -13,15 +13,17 @@ import (
 )
 
 // finalize removes or releases what the Tenant created, then lets it go.
-// Delete goes in stages, each waited for: Flux objects (so Flux prunes the
-// tenant's workloads while its identity still exists), then the rest.
-// Retain releases namespaces and their content and deletes only the
-// cluster-wide grants, which must not outlive their Tenant.
+// Delete goes in stages, each waited for: the cluster-wide grants first, so
+// that nothing a tenant can hold up (a finalizer on its own object) keeps
+// them alive; then Flux objects (so Flux prunes the tenant's workloads while
+// its namespaced identity still exists), then the rest. Retain releases
+// namespaces and their content and deletes only the cluster-wide grants,
+// which must not outlive their Tenant.
 func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(tenant, v1alpha1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	stages := [][]ownedKind{fluxKinds, clusterKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)}
+	stages := [][]ownedKind{clusterKinds, fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)}
 	for _, kinds := range stages {
 		objects, err := r.owned(ctx, tenant, kinds)
 		if err != nil {
