@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -125,4 +126,39 @@ func TestChangedRoleReplacesBindings(t *testing.T) {
 			t.Errorf("binding %s: %v, roleRef %s, want view", name, err, b.RoleRef.Name)
 		}
 	}
+}
+
+// TestDeletionRevokesGrantsFirst: while a Tenant's deletion waits on a
+// finalizer someone else put on one of its Flux objects, its cluster-wide
+// grant is already gone.
+func TestDeletionRevokesGrantsFirst(t *testing.T) {
+	t.Parallel()
+	tenant := newTenant("held", "held-apps")
+	tenant.Spec.ExtraClusterRoles = []string{"view"}
+	tenant.Spec.Sources = []v1alpha1.Source{{Name: "apps", Git: &v1alpha1.GitSource{URL: "https://git.example.com/held/apps"}}}
+	create(t, tenant)
+	grant := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "landlord:held:view"}}
+	ks := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: "held-apps", Name: "apps"}}
+	eventually(t, "grant and Kustomization", func() error {
+		if err := exists(grant); err != nil {
+			return err
+		}
+		return exists(ks)
+	})
+	hold := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":["example.com/hold"]}}`))
+	if err := k8s.Patch(ctx, ks, hold); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Delete(ctx, &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "grant revoked while the Kustomization holds the deletion", func() error { return gone(grant) })
+	if err := exists(&v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}}); err != nil {
+		t.Errorf("tenant already gone: %v", err)
+	}
+	release := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`))
+	if err := k8s.Patch(ctx, ks, release); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "tenant finalized", func() error { return gone(&v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant.Name}}) })
 }
