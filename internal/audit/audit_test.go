@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/audit"
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/devenv"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -136,24 +138,35 @@ func TestAuditFluxLockdown(t *testing.T) {
 		t.Errorf("without Flux: %s", got)
 	}
 
-	fluxDeployment(t, "flux-audit", "kustomize-controller", "--no-cross-namespace-refs=true", "--no-remote-bases", "--default-service-account", "default")
+	// kustomize-controller locked down but for the decryption default: a
+	// tenant's SOPS decryption would take the controller's KMS identity.
+	kustomize := lockdown.Args("kustomize-controller")
+	fluxDeployment(t, "flux-audit", "kustomize-controller", slices.DeleteFunc(slices.Clone(kustomize), func(arg string) bool {
+		return strings.HasPrefix(arg, "--default-decryption-service-account=")
+	})...)
 	fluxDeployment(t, "flux-audit", "helm-controller", "--watch-all-namespaces", "--no-cross-namespace-refs=false")
 	fluxDeployment(t, "flux-audit", "notification-controller")
+	fluxDeployment(t, "flux-audit", "source-controller", "--storage-path=/data", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account", "fetcher")
 	if checks, err = a.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := fluxResults(checks); got != "kustomize-controller=PASS helm-controller=FAIL notification-controller=FAIL" {
+	if got := fluxResults(checks); got != "source-controller=PASS kustomize-controller=FAIL helm-controller=FAIL notification-controller=FAIL" {
 		t.Errorf("partly locked down: %s", got)
 	}
-	want := "missing --no-cross-namespace-refs=true --default-service-account=default"
-	if !strings.Contains(failures(checks), "helm-controller runs locked down: "+want) {
-		t.Errorf("helm-controller detail, want %q in:\n%s", want, failures(checks))
+	for name, want := range map[string]string{
+		"kustomize-controller": "missing --default-decryption-service-account=default",
+		"helm-controller":      "missing --no-cross-namespace-refs=true --default-service-account=default --feature-gates=ObjectLevelWorkloadIdentity=true --default-kubeconfig-service-account=default",
+	} {
+		if !strings.Contains(failures(checks)+"\n", name+" runs locked down: "+want+"\n") {
+			t.Errorf("%s detail, want %q in:\n%s", name, want, failures(checks))
+		}
 	}
 
 	// Flux run as local processes: their command lines instead.
 	a.FluxArgs = map[string][]string{
-		"kustomize-controller": {"--no-cross-namespace-refs=true", "--no-remote-bases=true", "--default-service-account=default"},
-		"helm-controller":      {"--no-cross-namespace-refs=true", "--default-service-account", "default"},
+		"kustomize-controller": kustomize,
+		"helm-controller": {"--no-cross-namespace-refs=true", "--default-service-account", "default", "--feature-gates", "OOMWatch=true",
+			"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-kubeconfig-service-account=default"},
 	}
 	if checks, err = a.Run(ctx); err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 		}
 		// The container the fleet component patches too: Flux's manager.
 		old := d.Spec.Template.Spec.Containers[0].Args
-		args := lockedDownArgs(old, flags)
+		args := lockdown.Lock(l.Name, old)
 		if slices.Equal(old, args) {
 			fmt.Fprintf(out, "%s already locked down\n", name)
 			continue
@@ -79,48 +79,12 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 		if err := c.Patch(ctx, d, client.RawPatch(types.JSONPatchType, argsPatch(old, args))); err != nil {
 			return fmt.Errorf("locking down %s: %w", name, err)
 		}
-		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(flags, " "))
+		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(lockdown.Missing(l.Name, old), " "))
 		if d.Labels[fluxManagedLabel] != "" {
 			fmt.Fprintf(out, "  warning: Flux Kustomization %s manages it and will revert this: add infrastructure/flux-lockdown from 'landlord init fleet' to its kustomization.yaml\n", d.Labels[fluxManagedLabel])
 		}
 	}
 	return nil
-}
-
-// lockedDownArgs sets each --name=value flag in args: the first --name=…,
-// --name or "--name value" is replaced where it stands, any later one
-// dropped (the last would win), and a missing flag appended.
-func lockedDownArgs(args, flags []string) []string {
-	out := slices.Clone(args)
-	for _, flag := range flags {
-		name, value, _ := strings.Cut(flag, "=")
-		// pflag reads a non-boolean flag's value from the next argument.
-		separateValue := value != "true" && value != "false"
-		first := -1
-		for i := 0; i < len(out); {
-			a := out[i]
-			switch {
-			case strings.HasPrefix(a, name+"="):
-				out = slices.Delete(out, i, i+1)
-			case a == name && separateValue && i+1 < len(out):
-				out = slices.Delete(out, i, i+2)
-			case a == name:
-				out = slices.Delete(out, i, i+1)
-			default:
-				i++
-				continue
-			}
-			if first < 0 {
-				first = i
-			}
-		}
-		if first < 0 {
-			out = append(out, flag)
-		} else {
-			out = slices.Insert(out, first, flag)
-		}
-	}
-	return out
 }
 
 // argsPatch replaces the first container's args, failing if they changed

@@ -160,10 +160,13 @@ func TestInstall(t *testing.T) {
 		}
 		events := "--events-addr=http://notification-controller.flux-system.svc.cluster.local./"
 		wantArgs := map[string][]string{
-			"kustomize-controller":    {events, "--no-remote-bases=true", "--watch-all-namespaces=true", "--no-cross-namespace-refs=true", "--default-service-account=default"},
-			"helm-controller":         {events, "--default-service-account=default", "--no-cross-namespace-refs=true"},
-			"notification-controller": {"--watch-all-namespaces=true", "--no-cross-namespace-refs=true"},
-			"source-controller":       {events, "--storage-path=/data"},
+			"kustomize-controller": {events, "--no-remote-bases=true", "--watch-all-namespaces=true", "--no-cross-namespace-refs=true", "--default-service-account=default",
+				"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-decryption-service-account=default", "--default-kubeconfig-service-account=default"},
+			// The platform's choice of default account stays.
+			"helm-controller": {events, "--default-service-account", "flux-applier", "--no-cross-namespace-refs=true",
+				"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-kubeconfig-service-account=default"},
+			"notification-controller": {"--watch-all-namespaces=true", "--no-cross-namespace-refs=true", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"},
+			"source-controller":       {events, "--storage-path=/data", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"},
 		}
 		generations := map[string]int64{}
 		for name, args := range wantArgs {
@@ -177,8 +180,9 @@ func TestInstall(t *testing.T) {
 			generations[name] = d.Generation
 		}
 		for _, line := range []string{
-			"Deployment flux-system/kustomize-controller locked down: --no-cross-namespace-refs=true --no-remote-bases=true --default-service-account=default\n",
-			"Deployment flux-system/helm-controller locked down: --no-cross-namespace-refs=true --default-service-account=default\n" +
+			"Deployment flux-system/kustomize-controller locked down: --no-cross-namespace-refs=true --no-remote-bases=true --default-service-account=default " +
+				"--feature-gates=ObjectLevelWorkloadIdentity=true --default-decryption-service-account=default --default-kubeconfig-service-account=default\n",
+			"Deployment flux-system/helm-controller locked down: --no-cross-namespace-refs=true --feature-gates=ObjectLevelWorkloadIdentity=true --default-kubeconfig-service-account=default\n" +
 				"  warning: Flux Kustomization flux-system manages it and will revert this",
 			"Deployment flux-system/image-reflector-controller not installed: nothing to lock down\n",
 		} {
@@ -191,7 +195,7 @@ func TestInstall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\nstderr:\n%s", err, stderr)
 		}
-		if n := strings.Count(stdout, " already locked down\n"); n != 3 {
+		if n := strings.Count(stdout, " already locked down\n"); n != 4 {
 			t.Errorf("a second lockdown changed something:\n%s", stdout)
 		}
 		for name, generation := range generations {

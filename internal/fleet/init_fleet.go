@@ -262,8 +262,9 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
   webhooks, as `+"`landlord install --export`"+` prints them (or the CRD
   alone, with `+"`--install crd`"+`).
 - infrastructure/flux-lockdown/: a kustomize component locking Flux down for
-  multi-tenancy (--no-cross-namespace-refs, --no-remote-bases,
-  --default-service-account). Take it into each cluster's
+  multi-tenancy (--no-cross-namespace-refs, --no-remote-bases, and the
+  default service accounts of impersonation, decryption and cloud identity,
+  which need Flux 2.6 or later). Take it into each cluster's
   clusters/<cluster>/flux-system/kustomization.yaml after bootstrap:
 
       components:

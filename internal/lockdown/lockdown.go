@@ -5,7 +5,10 @@
 // `landlord audit` all read them from here.
 package lockdown
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Flag is one command-line flag the lockdown sets.
 type Flag struct {
@@ -14,25 +17,55 @@ type Flag struct {
 	// AnyValue says any non-empty value locks down as well: which account
 	// Flux falls back to is the platform's choice.
 	AnyValue bool
+	// Gate says Value is one key=value of a feature-gates list: the flag
+	// repeats and its occurrences merge, so other gates stay as they are.
+	Gate bool
 }
 
 func (f Flag) String() string { return f.Name + "=" + f.Value }
 
-// Satisfied reports whether value, as the controller received it, locks
-// down.
+// Satisfied reports whether value, as the controller received it (a gate
+// flag's occurrences joined by commas), locks down.
 func (f Flag) Satisfied(value string) bool {
-	if f.AnyValue {
+	switch {
+	case f.AnyValue:
 		return value != ""
+	case f.Gate:
+		key, want, _ := strings.Cut(f.Value, "=")
+		return gates(value)[key] == want
 	}
 	return value == f.Value
+}
+
+// gates reads a feature-gates list; a later entry wins, as in pflag.
+func gates(list string) map[string]string {
+	m := map[string]string{}
+	for _, entry := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(entry), "="); ok {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 var (
 	noCrossNamespaceRefs = Flag{Name: "--no-cross-namespace-refs", Value: "true"}
 	noRemoteBases        = Flag{Name: "--no-remote-bases", Value: "true"}
 	// An object naming no service account impersonates its namespace's
-	// default one, which holds no rights, rather than the controller.
+	// default one, which holds no rights, rather than the controller
+	// (kustomize- and helm-controller: impersonation; source-,
+	// notification- and image-controllers: the identity they fetch or
+	// notify with for a cloud provider).
 	defaultServiceAccount = Flag{Name: "--default-service-account", Value: "default", AnyValue: true}
+	// SOPS decryption naming no service account takes its cloud KMS
+	// identity from the namespace's default account, not the controller's.
+	defaultDecryptionServiceAccount = Flag{Name: "--default-decryption-service-account", Value: "default", AnyValue: true}
+	// A kubeConfig ConfigMap naming no service account likewise (LL004
+	// refuses tenants any kubeConfig; this covers the controller's side).
+	defaultKubeConfigServiceAccount = Flag{Name: "--default-kubeconfig-service-account", Value: "default", AnyValue: true}
+	// Object-level identity, which the three flags above configure: without
+	// the gate, a controller given any of them exits at start.
+	objectLevelWorkloadIdentity = Flag{Name: "--feature-gates", Value: "ObjectLevelWorkloadIdentity=true", Gate: true}
 )
 
 // Controller is one Flux controller and the flags it needs.
@@ -45,13 +78,27 @@ type Controller struct {
 }
 
 // Controllers are the Flux controllers the lockdown concerns, in a fixed
-// order; source-controller has none of these flags.
+// order. Which versions have which flag, read in their main.go:
+//
+//   - --no-cross-namespace-refs, --no-remote-bases and kustomize's and
+//     helm's impersonation --default-service-account: every v1 controller.
+//   - the ObjectLevelWorkloadIdentity gate, --default-decryption-service-account
+//     and --default-kubeconfig-service-account (kustomize-controller v1.6+,
+//     pinned v1.7.3; helm-controller v1.3+, pinned v1.4.3), and
+//     --default-service-account for cloud identity (source-controller v1.6+,
+//     pinned v1.7.3; notification-controller v1.7+, of which v1.9 is built;
+//     image-reflector- and image-automation-controller v1.0+): Flux 2.6 on.
+//
+// Older controllers refuse the newer flags at start: the lockdown needs
+// Flux 2.6 or later.
 var Controllers = []Controller{
-	{Name: "kustomize-controller", Flags: []Flag{noCrossNamespaceRefs, noRemoteBases, defaultServiceAccount}, Required: true},
-	{Name: "helm-controller", Flags: []Flag{noCrossNamespaceRefs, defaultServiceAccount}},
-	{Name: "notification-controller", Flags: []Flag{noCrossNamespaceRefs}},
-	{Name: "image-reflector-controller", Flags: []Flag{noCrossNamespaceRefs}},
-	{Name: "image-automation-controller", Flags: []Flag{noCrossNamespaceRefs}},
+	{Name: "source-controller", Flags: []Flag{objectLevelWorkloadIdentity, defaultServiceAccount}},
+	{Name: "kustomize-controller", Flags: []Flag{noCrossNamespaceRefs, noRemoteBases, defaultServiceAccount,
+		objectLevelWorkloadIdentity, defaultDecryptionServiceAccount, defaultKubeConfigServiceAccount}, Required: true},
+	{Name: "helm-controller", Flags: []Flag{noCrossNamespaceRefs, defaultServiceAccount, objectLevelWorkloadIdentity, defaultKubeConfigServiceAccount}},
+	{Name: "notification-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
+	{Name: "image-reflector-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
+	{Name: "image-automation-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
 }
 
 // Args are the flags of the named controller as command-line arguments.
@@ -70,6 +117,38 @@ func Args(controller string) []string {
 // Missing lists the lockdown flags a command line does not pass with a
 // value that locks down, as flag=value.
 func Missing(controller string, args []string) []string {
+	var missing []string
+	for _, f := range missingFlags(controller, args) {
+		missing = append(missing, f.String())
+	}
+	return missing
+}
+
+func missingFlags(controller string, args []string) []Flag {
+	got := parse(args)
+	var missing []Flag
+	for _, c := range Controllers {
+		if c.Name != controller {
+			continue
+		}
+		for _, f := range c.Flags {
+			if !f.Satisfied(got[f.Name]) {
+				missing = append(missing, f)
+			}
+		}
+	}
+	return missing
+}
+
+// parse reads a command line's long flags as pflag would: the last
+// occurrence wins, except for gate flags, whose occurrences merge.
+func parse(args []string) map[string]string {
+	gate := map[string]bool{}
+	for _, c := range Controllers {
+		for _, f := range c.Flags {
+			gate[f.Name] = gate[f.Name] || f.Gate
+		}
+	}
 	got := map[string]string{}
 	for i, arg := range args {
 		if !strings.HasPrefix(arg, "--") {
@@ -83,18 +162,79 @@ func Missing(controller string, args []string) []string {
 				value = args[i+1]
 			}
 		}
+		if gate[name] && got[name] != "" {
+			value = got[name] + "," + value
+		}
 		got[name] = value
 	}
-	var missing []string
-	for _, c := range Controllers {
-		if c.Name != controller {
-			continue
-		}
-		for _, f := range c.Flags {
-			if !f.Satisfied(got[f.Name]) {
-				missing = append(missing, f.String())
+	return got
+}
+
+// Lock returns args with the controller's missing lockdown flags set, a
+// flag already locking down left as it is. A missing flag's first
+// occurrence (--name=…, --name, or "--name value") is replaced where it
+// stands and any later one dropped, since the last would win; a gate flag's
+// occurrences become one that keeps the other gates; an absent flag is
+// appended.
+func Lock(controller string, args []string) []string {
+	out := slices.Clone(args)
+	for _, f := range missingFlags(controller, args) {
+		// pflag reads a non-boolean flag's value from the next argument.
+		separateValue := f.Value != "true" && f.Value != "false"
+		var values []string
+		first := -1
+		for i := 0; i < len(out); {
+			n, value := 0, ""
+			switch a := out[i]; {
+			case strings.HasPrefix(a, f.Name+"="):
+				n, value = 1, strings.TrimPrefix(a, f.Name+"=")
+			case a == f.Name && separateValue && i+1 < len(out):
+				n, value = 2, out[i+1]
+			case a == f.Name:
+				n = 1
+			default:
+				i++
+				continue
+			}
+			values = append(values, value)
+			out = slices.Delete(out, i, i+n)
+			if first < 0 {
+				first = i
 			}
 		}
+		flag := f.String()
+		if f.Gate {
+			flag = f.Name + "=" + mergeGates(append(values, f.Value))
+		}
+		if first < 0 {
+			out = append(out, flag)
+		} else {
+			out = slices.Insert(out, first, flag)
+		}
 	}
-	return missing
+	return out
+}
+
+// mergeGates joins feature-gates lists into one, each gate once, in the
+// order first seen, with the value it was given last.
+func mergeGates(lists []string) string {
+	var keys []string
+	values := map[string]string{}
+	for _, list := range lists {
+		for _, entry := range strings.Split(list, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(entry), "=")
+			if !ok {
+				continue
+			}
+			if _, seen := values[k]; !seen {
+				keys = append(keys, k)
+			}
+			values[k] = v
+		}
+	}
+	entries := make([]string, len(keys))
+	for i, k := range keys {
+		entries[i] = k + "=" + values[k]
+	}
+	return strings.Join(entries, ",")
 }

@@ -62,17 +62,17 @@ func fluxCommonArgs(metrics, health int) []string {
 	}
 }
 
+// sourceControllerArgs, kustomizeControllerArgs and helmControllerArgs
+// lock tenants down as Flux's multi-tenancy guide does.
 func sourceControllerArgs(storage string, p fluxPorts) []string {
-	return append(fluxCommonArgs(p.sourceMetrics, p.sourceHealth),
+	return append(fluxCommonArgs(p.sourceMetrics, p.sourceHealth), append(lockdown.Args("source-controller"),
 		"--storage-path="+storage,
 		"--storage-addr="+loopback(p.storage),
 		// Artifact URLs name this address: the other controllers fetch from it.
 		"--storage-adv-addr="+loopback(p.storage),
-	)
+	)...)
 }
 
-// kustomizeControllerArgs and helmControllerArgs lock tenants down as
-// Flux's multi-tenancy guide does.
 func kustomizeControllerArgs(p fluxPorts) []string {
 	return append(fluxCommonArgs(p.kustomizeMetrics, p.kustomizeHealth), lockdown.Args("kustomize-controller")...)
 }
