@@ -16,6 +16,8 @@ const (
 	ManagedByValue = "landlord"
 	// OriginLabel records who created a tenant namespace.
 	OriginLabel = "landlord.dev/origin"
+	// ReleasedLabel names the tenant that released a namespace it held.
+	ReleasedLabel = "landlord.dev/released"
 
 	// Finalizer holds a Tenant until what it created is removed or released.
 	Finalizer = "landlord.dev/finalizer"

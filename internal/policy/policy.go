@@ -30,6 +30,9 @@ type Tenants interface {
 	// SelfServiceCount is how many self-service namespaces the named tenant
 	// holds now.
 	SelfServiceCount(tenant string) int
+	// Released is the tenant an existing namespace's released label names,
+	// "" for none.
+	Released(ns string) string
 }
 
 // Request is one write to judge.
@@ -59,6 +62,9 @@ func Evaluate(req Request, tenants Tenants) field.ErrorList {
 // evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
 // tests vary opt-ins without a Tenant per case.
 func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
+	if frozen := released(req, tenants); len(frozen) > 0 {
+		return frozen
+	}
 	if isNamespace(req.Object) || isNamespace(req.OldObject) {
 		ns := namespaceOf(req)
 		return namespaceRules(req, identify(req.User, tenants, req.Platform, namespaceFocus(ns, tenants)), tenants)
@@ -185,7 +191,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
-	ruleNamespaceMetadata, ruleUnheld,
+	ruleReleased, ruleNamespaceMetadata, ruleUnheld,
 }
 
 var (

@@ -294,6 +294,15 @@ var testCases = map[string]testCase{
 	"write in a namespace claimed but not held": {req: create(reconciler, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"})), want: "LL026"},
 	"platform write in a namespace not held":    {req: create(masters, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"}))},
 	"kubelet deleting a pod in it":              {req: remove(kubelet, "orphan", newPod("orphan"))},
+
+	// LL024: a namespace its tenant released is frozen for all but the platform.
+	"owner writes in a released namespace":     {req: create(owner, "was-apps", newConfigMap(metav1.ObjectMeta{Namespace: "was-apps", Name: "settings"})), want: "LL024"},
+	"stranger deletes in a released namespace": {req: remove(stranger, "was-apps", newDeployment("app", false)), want: "LL024"},
+	"owner removes the released mark":          {req: update(owner, "", newNamespace("was-apps", map[string]string{v1alpha1.ReleasedLabel: "dev-team"}), newNamespace("was-apps", nil)), want: "LL024"},
+	"stranger marks a namespace released":      {req: create(stranger, "", newNamespace("trap", map[string]string{v1alpha1.ReleasedLabel: "dev-team"})), want: "LL024"},
+	"platform writes in a released namespace":  {req: create(masters, "was-apps", newConfigMap(metav1.ObjectMeta{Namespace: "was-apps", Name: "settings"}))},
+	"garbage collector deletes in it":          {req: remove(nsController, "was-apps", newDeployment("app", false))},
+	"platform removes the released mark":       {req: update(masters, "", newNamespace("was-apps", map[string]string{v1alpha1.ReleasedLabel: "dev-team"}), newNamespace("was-apps", nil))},
 }
 
 func TestEvaluate(t *testing.T) {

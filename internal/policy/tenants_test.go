@@ -23,6 +23,8 @@ type fakeTenants struct {
 	// claimed maps namespaces labelled for a tenant that holds none of
 	// them to that tenant.
 	claimed map[string]string
+	// released maps namespaces a tenant released to that tenant.
+	released map[string]string
 }
 
 func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
@@ -65,6 +67,8 @@ func (f fakeTenants) ForUser(u authenticationv1.UserInfo) []*v1alpha1.Tenant {
 }
 
 func (f fakeTenants) SelfServiceCount(tenant string) int { return len(f.selfService[tenant]) }
+
+func (f fakeTenants) Released(ns string) string { return f.released[ns] }
 
 // testTenants: dev-team with two assigned namespaces, self-service room
 // for one more, allowed sources and namespace metadata; ops with one
@@ -115,6 +119,7 @@ var testTenants = fakeTenants{
 	},
 	selfService: map[string][]string{"dev-team": {"dev-team-x"}, "full": {"full-a"}},
 	claimed:     map[string]string{"orphan": "gone"},
+	released:    map[string]string{"was-apps": "dev-team"},
 }
 
 // Identities of the tests.

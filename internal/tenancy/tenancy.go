@@ -109,6 +109,15 @@ func (r Resolver) Claimant(ns string) string {
 	return ""
 }
 
+// Released is the tenant an existing namespace's released label names:
+// the tenant that let it go with its data, "" for none.
+func (r Resolver) Released(ns string) string {
+	if namespace := r.Store.Namespace(ns); namespace != nil {
+		return namespace.Labels[v1alpha1.ReleasedLabel]
+	}
+	return ""
+}
+
 // ForUser lists, by name, every Tenant user acts for: the one whose
 // reconciler it is, in a namespace that tenant holds, and every one naming
 // it, its service account or one of its groups among its owners.
