@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // foldSources reads each source's GitRepository and Kustomization and
@@ -20,7 +21,7 @@ import (
 func (r *TenantReconciler) foldSources(ctx context.Context, tenant *v1alpha1.Tenant) error {
 	out := make([]v1alpha1.SourceStatus, 0, len(tenant.Spec.Sources))
 	for _, src := range tenant.Spec.Sources {
-		key := client.ObjectKey{Namespace: tenant.HomeNamespace(), Name: src.Name}
+		key := render.FluxKey(tenant, src.Name)
 		st := v1alpha1.SourceStatus{Name: src.Name}
 
 		repo := &sourcev1.GitRepository{}

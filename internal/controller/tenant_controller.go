@@ -96,6 +96,9 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		return r.fail(tenant, "NamespaceError", err)
 	}
 	objects = claims.filter(objects)
+	if err := r.ensureTemplatesNamespace(ctx, objects); err != nil {
+		return r.fail(tenant, "NamespaceError", err)
+	}
 
 	foreign, err := r.convergeAll(ctx, tenant, objects)
 	if err != nil {

@@ -27,6 +27,9 @@ func roleBinding(rb *rbacv1.RoleBinding, s scope) field.ErrorList {
 		if isOwner(s.tenant, sub) {
 			continue // the platform named it in spec.owners
 		}
+		if s.writer.platform && isTemplateAccount(s.tenant, sub) {
+			continue // the controller binds it: the tenant's templates apply as it
+		}
 		if ns, ok := subjectNamespace(sub, s.ns); ok && !s.sameTenant(ns) {
 			errs = append(errs, notSupported(ruleBindingSubjects, subjects.Index(i).Child("namespace"), ns,
 				"subjects must be service accounts of tenant "+s.tenant.Name+" or its spec.owners", namespacesOf(s.tenant)))
@@ -46,6 +49,12 @@ func roleBinding(rb *rbacv1.RoleBinding, s scope) field.ErrorList {
 			"a RoleBinding may bind a Role of its namespace or one of these ClusterRoles", allowed))
 	}
 	return errs
+}
+
+// isTemplateAccount reports whether sub is the account the tenant's
+// template sources apply as (render.TemplatesNamespace).
+func isTemplateAccount(t *v1alpha1.Tenant, sub rbacv1.Subject) bool {
+	return sub.Kind == rbacv1.ServiceAccountKind && sub.Namespace == render.TemplatesNamespace && sub.Name == t.Name
 }
 
 // isOwner reports whether sub is one of the tenant's owners, whom the

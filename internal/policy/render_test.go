@@ -26,6 +26,9 @@ func TestRenderedObjectsAllowed(t *testing.T) {
 					t.Errorf("%s by the controller: %v", op, errs)
 				}
 			}
+			if obj.GetNamespace() == render.TemplatesNamespace {
+				return // a platform namespace: RBAC keeps the tenant out, not the guard
+			}
 			edited := obj.DeepCopyObject().(client.Object)
 			edited.SetLabels(map[string]string{"team": "b"})
 			tenantEdit := request(admissionv1.Update, owner, edited)

@@ -88,7 +88,7 @@ var testTenants = fakeTenants{
 				Owners: []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}, {Kind: "ServiceAccount", Name: "deployer", Namespace: "ci"}},
 				Sources: []v1alpha1.Source{
 					{Name: "dev-team", Git: &v1alpha1.GitSource{URL: "https://git.example.com/org/dev-team", SecretRef: "auth"}, Decryption: &v1alpha1.Decryption{SecretRef: "sops"}},
-					{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/templates/base"}, TargetNamespace: "apps-jobs", DependsOn: []string{"dev-team"}},
+					{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/templates/base"}, TargetNamespace: "apps-jobs"},
 				},
 				Quota:      &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("50")}},
 				LimitRange: &v1alpha1.LimitRange{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer}}},

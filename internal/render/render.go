@@ -43,9 +43,11 @@ const (
 // The order is fixed: Namespaces in spec order, then the self-service ones;
 // then per namespace its ServiceAccount, RoleBindings, ResourceQuota,
 // LimitRange, NetworkPolicy and variables ConfigMap; then the
-// ClusterRoleBindings of extraClusterRoles; then per source its
-// GitRepository and Kustomization. No object carries an ownerReference: the
-// controller decides ownership.
+// ClusterRoleBindings of extraClusterRoles; then, with template sources,
+// the templates' account and variables in TemplatesNamespace and its
+// binding in each tenant namespace; then per source its GitRepository and
+// Kustomization. No object carries an ownerReference: the controller
+// decides ownership.
 func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error) {
 	errs := validate(t)
 	errs = append(errs, validateSelfService(t, selfService)...)
@@ -68,6 +70,9 @@ func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error)
 	}
 	if t.Spec.SelfService != nil {
 		objects = append(objects, selfServiceBindings(t, all, selfService)...)
+	}
+	if hasTemplates(t) {
+		objects = append(objects, templateAccess(t, all)...)
 	}
 	for _, src := range t.Spec.Sources {
 		objects = append(objects, gitRepository(t, src), kustomization(t, src))
@@ -130,6 +135,8 @@ func validate(t *v1alpha1.Tenant) field.ErrorList {
 		switch {
 		case ns.Name == "":
 			errs = append(errs, field.Required(p, ""))
+		case ns.Name == TemplatesNamespace:
+			errs = append(errs, field.Forbidden(p, "namespace "+TemplatesNamespace+" holds the platform's template sources of every tenant"))
 		case seen[ns.Name]:
 			errs = append(errs, field.Duplicate(p, ns.Name))
 		}
@@ -163,9 +170,10 @@ func validateSources(t *v1alpha1.Tenant, path *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(field.NewPath("spec", "namespaces"),
 			"spec.sources need a namespace: the first one holds the Flux objects"))
 	}
-	names := map[string]bool{}
+	names, kinds := map[string]bool{}, map[string]string{}
 	for _, src := range t.Spec.Sources {
 		names[src.Name] = true
+		kinds[src.Name] = sourceKind(src)
 	}
 	seen := map[string]bool{}
 	for i, src := range t.Spec.Sources {
@@ -188,7 +196,15 @@ func validateSources(t *v1alpha1.Tenant, path *field.Path) field.ErrorList {
 		for j, d := range src.DependsOn {
 			if d == src.Name || !names[d] {
 				errs = append(errs, field.NotFound(p.Child("dependsOn").Index(j), d))
+			} else if kinds[d] != sourceKind(src) {
+				// Flux's lockdown refuses dependencies across namespaces.
+				errs = append(errs, field.Invalid(p.Child("dependsOn").Index(j), d,
+					"a template source and the tenant's own sources live in different namespaces; allowed: sources of the same kind"))
 			}
+		}
+		if d := src.Decryption; d != nil && d.SecretRef == "" {
+			errs = append(errs, field.Required(p.Child("decryption", "secretRef"),
+				"without keys of its own, kustomize-controller would decrypt with its own (LL005)"))
 		}
 	}
 	return errs

@@ -54,7 +54,6 @@ func full() *v1alpha1.Tenant {
 			Interval:   &metav1.Duration{Duration: 10 * 60e9},
 			Timeout:    &metav1.Duration{Duration: 3 * 60e9},
 			Decryption: &v1alpha1.Decryption{Provider: "sops", SecretRef: "dev-team-sops"},
-			DependsOn:  []string{"monitoring"},
 		},
 		{
 			Name:            "monitoring",
@@ -62,6 +61,12 @@ func full() *v1alpha1.Tenant {
 			Path:            "./tenant",
 			Prune:           ptr.To(false),
 			TargetNamespace: "apps-jobs",
+		},
+		{
+			Name:       "alerts",
+			Template:   &v1alpha1.GitSource{URL: "https://git.example.com/platform/alerts", SecretRef: "platform-git"},
+			Decryption: &v1alpha1.Decryption{Provider: "sops", SecretRef: "platform-sops"},
+			DependsOn:  []string{"monitoring"},
 		},
 	}
 	return t
@@ -174,11 +179,20 @@ func TestGuardRails(t *testing.T) {
 			}
 		case *kustomizev1.Kustomization:
 			kustomizations++
-			if o.Spec.ServiceAccountName != "flux-reconciler" {
-				t.Errorf("Kustomization %s runs as %q, want the reconciler", o.Name, o.Spec.ServiceAccountName)
+			// A template's, with its Secrets, lives where the tenant has no
+			// access and applies as the tenant's account there.
+			ns, account := "apps", "flux-reconciler"
+			if o.Labels[render.SourceLabel] == render.SourceTemplate {
+				ns, account = render.TemplatesNamespace, "dev-team"
+				if !strings.HasPrefix(o.Spec.TargetNamespace, "apps") {
+					t.Errorf("template Kustomization %s targets %q, want a tenant namespace", o.Name, o.Spec.TargetNamespace)
+				}
 			}
-			if o.Namespace != "apps" || o.Spec.SourceRef.Namespace != "" {
-				t.Errorf("Kustomization %s in %q with source in %q, want both in the first namespace", o.Name, o.Namespace, o.Spec.SourceRef.Namespace)
+			if o.Spec.ServiceAccountName != account {
+				t.Errorf("Kustomization %s runs as %q, want %q", o.Name, o.Spec.ServiceAccountName, account)
+			}
+			if o.Namespace != ns || o.Spec.SourceRef.Namespace != "" {
+				t.Errorf("Kustomization %s in %q with source in %q, want both in %s", o.Name, o.Namespace, o.Spec.SourceRef.Namespace, ns)
 			}
 		case *rbacv1.RoleBinding:
 			if o.Name != render.ReconcilerBinding {
@@ -192,8 +206,8 @@ func TestGuardRails(t *testing.T) {
 			}
 		}
 	}
-	if policies != 2 || kustomizations != 2 || bindings != 2 {
-		t.Errorf("got %d NetworkPolicies, %d Kustomizations, %d reconciler bindings; want 2 of each", policies, kustomizations, bindings)
+	if policies != 2 || kustomizations != 3 || bindings != 2 {
+		t.Errorf("got %d NetworkPolicies, %d Kustomizations, %d reconciler bindings; want 2, 3 and 2", policies, kustomizations, bindings)
 	}
 }
 
@@ -217,6 +231,18 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, TargetNamespace: "default"}}
 			return t
 		}(), "spec.sources[0].targetNamespace"},
+		"decryption with the controller's keys": {func() *v1alpha1.Tenant {
+			t := tenant("a", "a")
+			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, Decryption: &v1alpha1.Decryption{Provider: "sops"}}}
+			return t
+		}(), "spec.sources[0].decryption.secretRef"},
+		"own source after a template": {func() *v1alpha1.Tenant {
+			t := tenant("a", "a")
+			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, DependsOn: []string{"base"}},
+				{Name: "base", Template: &v1alpha1.GitSource{URL: "https://y"}}}
+			return t
+		}(), "spec.sources[0].dependsOn[0]"},
+		"the templates namespace": {tenant("a", "landlord-templates"), "spec.namespaces[0].name"},
 		"owner kind": {func() *v1alpha1.Tenant {
 			t := tenant("a", "a")
 			t.Spec.Owners = []v1alpha1.Owner{{Kind: "Robot", Name: "r"}}
