@@ -49,6 +49,7 @@ var kinds = map[schema.GroupKind]func() runtime.Object{
 	sourcev1.GroupVersion.WithKind(sourcev1.OCIRepositoryKind).GroupKind():       func() runtime.Object { return &sourcev1.OCIRepository{} },
 	sourcev1.GroupVersion.WithKind(sourcev1.HelmRepositoryKind).GroupKind():      func() runtime.Object { return &sourcev1.HelmRepository{} },
 	sourcev1.GroupVersion.WithKind(sourcev1.BucketKind).GroupKind():              func() runtime.Object { return &sourcev1.Bucket{} },
+	sourcev1.GroupVersion.WithKind(sourcev1.ExternalArtifactKind).GroupKind():    func() runtime.Object { return &sourcev1.ExternalArtifact{} },
 	notificationv1.GroupVersion.WithKind("Receiver").GroupKind():                 func() runtime.Object { return &notificationv1.Receiver{} },
 	notificationv1beta3.GroupVersion.WithKind("Alert").GroupKind():               func() runtime.Object { return &notificationv1beta3.Alert{} },
 	notificationv1beta3.GroupVersion.WithKind("Provider").GroupKind():            func() runtime.Object { return &notificationv1beta3.Provider{} },

@@ -41,6 +41,7 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Group: "source.toolkit.fluxcd.io", Kind: "OCIRepository"}:        newOciRepository("oci://registry.example.com/charts/app"),
 		{Group: "source.toolkit.fluxcd.io", Kind: "HelmRepository"}:       newHelmRepository("https://charts.example.com"),
 		{Group: "source.toolkit.fluxcd.io", Kind: "Bucket"}:               newBucket("apps", "minio.example.com", "dev-team"),
+		{Group: "source.toolkit.fluxcd.io", Kind: "ExternalArtifact"}:     externalArtifactIn("apps"),
 		{Group: "notification.toolkit.fluxcd.io", Kind: "Receiver"}:       newReceiver("ops"),
 		{Group: "notification.toolkit.fluxcd.io", Kind: "Alert"}:          newAlert("ops"),
 		{Group: "notification.toolkit.fluxcd.io", Kind: "Provider"}:       newProvider("pubsub"),

@@ -24,11 +24,13 @@ func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 	case *helmv2.HelmRelease:
 		return helmRelease(o, s), true
 	case *sourcev1.GitRepository:
-		return gitRepository(o, s), true
+		return append(gitRepository(o, s), gitFetches(o, s)...), true
 	case *sourcev1.OCIRepository:
 		return ociRepository(o, s), true
 	case *sourcev1.HelmRepository:
-		return helmRepository(o, s), true
+		return append(helmRepository(o, s), helmFetches(o, s)...), true
+	case *sourcev1.ExternalArtifact:
+		return externalArtifact(s), true
 	case *sourcev1.Bucket:
 		return bucket(o, s), true
 	case *notificationv1.Receiver:
@@ -36,9 +38,9 @@ func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 	case *notificationv1beta3.Alert:
 		return alert(o, s), true
 	case *notificationv1beta3.Provider:
-		return notificationProvider(o, s), true
+		return append(notificationProvider(o, s), providerFetches(o, s)...), true
 	case *imagev1.ImageRepository:
-		return imageRepository(o, s), true
+		return append(imageRepository(o, s), imageFetches(o, s)...), true
 	case *imagev1.ImagePolicy:
 		return localRef(ruleImageAutomation, field.NewPath("spec", "imageRepositoryRef", "namespace"), o.Spec.ImageRepositoryRef.Namespace, s), true
 	case *imageautov1.ImageUpdateAutomation:

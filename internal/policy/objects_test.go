@@ -135,7 +135,7 @@ func newProvider(sa string) *notificationv1beta3.Provider {
 }
 
 func newImageRepository(edit ...func(*imagev1.ImageRepository)) *imagev1.ImageRepository {
-	r := &imagev1.ImageRepository{ObjectMeta: objectMeta("app", "apps"), Spec: imagev1.ImageRepositorySpec{Image: "registry.example.com/app"}}
+	r := &imagev1.ImageRepository{ObjectMeta: objectMeta("app", "apps"), Spec: imagev1.ImageRepositorySpec{Image: "registry.example.com/charts/app"}}
 	for _, e := range edit {
 		e(r)
 	}

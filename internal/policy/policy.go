@@ -171,7 +171,7 @@ func content(obj runtime.Object, s scope) field.ErrorList {
 	case *corev1.Service:
 		return service(o, s)
 	case *corev1.Secret:
-		return tokenSecret(o, s)
+		return append(tokenSecret(o, s), secretFetches(o, s)...)
 	case *rbacv1.RoleBinding:
 		return roleBinding(o, s)
 	}
@@ -191,7 +191,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
-	ruleReleased, ruleNamespaceMetadata, ruleUnheld,
+	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches,
 }
 
 var (
