@@ -72,14 +72,15 @@ func imageFetches(r *imagev1.ImageRepository, s scope) field.ErrorList {
 // providerFetches is rule LL008 on where notification-controller posts: a
 // confined tenant's Provider address and proxy are URLs like any source's.
 // Addresses in the Provider's Secrets are judged as the Secrets are
-// written (secretFetches).
+// written (secretFetches). A googlepubsub address is a project ID, posted
+// to Google's fixed endpoint.
 func providerFetches(p *notificationv1beta3.Provider, s scope) field.ErrorList {
 	if !confined(s) {
 		return nil
 	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	if p.Spec.Address != "" {
+	if p.Spec.Address != "" && p.Spec.Type != "googlepubsub" {
 		errs = append(errs, allowedURL(spec.Child("address"), p.Spec.Address, s.tenant, false)...)
 	}
 	if p.Spec.Proxy != "" {

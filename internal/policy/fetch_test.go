@@ -54,6 +54,7 @@ var fetchCases = map[string]testCase{
 	"provider posting outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://evil.example.com/hook", "")), want: "LL008"},
 	"provider posting to an allowed address":  {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", ""))},
 	"provider proxied outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", "http://10.0.0.1:3128")), want: "LL008"},
+	"pubsub provider naming its project":      {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: allowances{workloadIdentity: true}},
 	"provider of an unconfined tenant":        {req: create(opsReconciler, "ops", withNamespace(fetchProvider("http://10.0.0.1/hook", "http://10.0.0.1:3128"), "ops"))},
 
 	// Secrets: a Provider's address and every proxySecretRef's.
@@ -96,6 +97,11 @@ func externalArtifactIn(ns string) *sourcev1.ExternalArtifact {
 func fetchProvider(address, proxy string) *notificationv1beta3.Provider {
 	return &notificationv1beta3.Provider{ObjectMeta: objectMeta("hook", "apps"),
 		Spec: notificationv1beta3.ProviderSpec{Type: "generic", Address: address, Proxy: proxy}}
+}
+
+func withType(p *notificationv1beta3.Provider, kind, sa string) *notificationv1beta3.Provider {
+	p.Spec.Type, p.Spec.ServiceAccountName = kind, sa
+	return p
 }
 
 func urlSecret(ns, key, value string) *corev1.Secret {

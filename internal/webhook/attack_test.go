@@ -129,7 +129,7 @@ func TestAttackSuite(t *testing.T) {
 		"git repository outside allowedSources":      {as: "reconciler", do: create(gitRepo("https://github.com/attacker/app")), want: "LL008", near: ownGit},
 		"oci repository in allowedSources":           {as: "reconciler", do: create(ociRepo("oci://registry.example.com/blue/app"))},
 		"oci repository outside allowedSources":      {as: "reconciler", do: create(ociRepo("oci://evil.example.com/app")), want: "LL008", near: "oci repository in allowedSources"},
-		"helm repository in allowedSources":          {as: "reconciler", do: create(helmRepo("https://charts.example.com/blue"))},
+		"helm repository in allowedSources":          {as: "reconciler", do: create(ociHelmRepo("oci://registry.example.com/blue/charts"))}, // an HTTP index is LL027's
 		"helm repository outside allowedSources":     {as: "reconciler", do: create(helmRepo("https://evil.example.com/charts")), want: "LL008", near: "helm repository in allowedSources"},
 		"bucket source":                              {as: "reconciler", do: create(&sourcev1.Bucket{ObjectMeta: blueMeta("bucket"), Spec: sourcev1.BucketSpec{Endpoint: "minio.example.com", BucketName: "red", Interval: minute}}), want: "LL008", near: ownGit},
 		"git repository fetched with azure identity": {as: "reconciler", do: create(gitRepo("https://git.example.com/blue/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "azure" })), want: "LL005", near: ownGit},
@@ -219,7 +219,7 @@ func attackTenants(t *testing.T) {
 			Namespaces:       []v1alpha1.TenantNamespace{{Name: "blue-apps"}, {Name: "blue-jobs"}},
 			SelfService:      &v1alpha1.SelfService{Prefix: "blue-", MaxNamespaces: 3},
 			Owners:           []v1alpha1.Owner{{Kind: "Group", Name: "blue-team"}},
-			AllowedSources:   []string{"https://git.example.com/blue/*", "oci://registry.example.com/blue/*", "https://charts.example.com/blue"},
+			AllowedSources:   []string{"https://git.example.com/blue/*", "oci://registry.example.com/blue/*", "https://charts.example.com/blue", "https://events.example.com"},
 			Quota:            &v1alpha1.Quota{Hard: blueQuota},
 			RequireResources: true,
 			// Keys another component could trust stay out of this list.
