@@ -106,7 +106,7 @@ func workloadIdentityTenant(t *testing.T) client.Client {
 			Namespaces:            []v1alpha1.TenantNamespace{{Name: "amber-apps"}},
 			AllowWorkloadIdentity: true,
 			AllowedSources: []string{"https://dev.azure.com/amber/*", "oci://123456789.dkr.ecr.eu-west-1.amazonaws.com/*",
-				"oci://europe-docker.pkg.dev/amber/*", "https://storage.googleapis.com/amber"},
+				"oci://europe-docker.pkg.dev/amber/*", "https://storage.googleapis.com/amber", "https://events.example.com"},
 		},
 	}
 	if err := k8s.Create(ctx, amber); err != nil {
