@@ -92,6 +92,19 @@ type TenantSpec struct {
 	// +optional
 	Network Network `json:"network,omitempty"`
 
+	// Scheduling bounds the priority of the tenant's pods and the nodes they
+	// may select and tolerate.
+	// +optional
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Storage bounds the volumes the tenant's claims may provision.
+	// +optional
+	Storage *Storage `json:"storage,omitempty"`
+
+	// Ingress bounds the classes and hostnames of the tenant's Ingresses.
+	// +optional
+	Ingress *Ingress `json:"ingress,omitempty"`
+
 	// PodSecurity is the Pod Security Admission level enforced in each tenant
 	// namespace.
 	// +kubebuilder:default=restricted
@@ -310,11 +323,108 @@ type Network struct {
 	AllowFrom []string `json:"allowFrom,omitempty"`
 
 	// AllowServiceTypes are the Service types beyond ClusterIP the tenant
-	// may create.
-	// +kubebuilder:validation:items:Enum=NodePort;LoadBalancer
-	// +kubebuilder:validation:MaxItems=2
+	// may create. ExternalName is off by default: through an Ingress it
+	// proxies to any name, another tenant's Services included.
+	// +kubebuilder:validation:items:Enum=NodePort;LoadBalancer;ExternalName
+	// +kubebuilder:validation:MaxItems=3
 	// +optional
 	AllowServiceTypes []corev1.ServiceType `json:"allowServiceTypes,omitempty"`
+}
+
+// Scheduling lists what the tenant's pods may choose beyond the safe
+// defaults; the cluster's defaults always serve.
+type Scheduling struct {
+	// PriorityClasses pods may name in priorityClassName, beside the
+	// cluster's globalDefault class, which pods naming none receive.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	PriorityClasses []string `json:"priorityClasses,omitempty"`
+
+	// NodeLabels are the node labels pods may select nodes by, in a
+	// nodeSelector or node affinity, beside kubernetes.io/os,
+	// kubernetes.io/arch, topology.kubernetes.io/zone and
+	// topology.kubernetes.io/region, which any pod may name.
+	// +listType=map
+	// +listMapKey=key
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	NodeLabels []NodeLabel `json:"nodeLabels,omitempty"`
+
+	// Tolerations are the taints pods may tolerate, beside the node
+	// conditions (node.kubernetes.io/not-ready, unreachable,
+	// memory-pressure, disk-pressure, pid-pressure, network-unavailable,
+	// unschedulable) that Kubernetes' own controllers tolerate for pods.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	Tolerations []AllowedToleration `json:"tolerations,omitempty"`
+}
+
+// NodeLabel is a node label key pods may select on.
+type NodeLabel struct {
+	// Key of the node label.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key"`
+
+	// Values pods may ask for; empty allows any value.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=63
+	// +optional
+	Values []string `json:"values,omitempty"`
+}
+
+// AllowedToleration is a taint pods may tolerate.
+type AllowedToleration struct {
+	// Key of the taint; a toleration of every key is never allowed.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key"`
+
+	// Value of the taint; empty allows any value, and operator Exists.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Value string `json:"value,omitempty"`
+
+	// Effect of the taint; empty allows any effect, and a toleration of
+	// every effect.
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	// +optional
+	Effect corev1.TaintEffect `json:"effect,omitempty"`
+}
+
+// Storage lists the StorageClasses the tenant's claims may name.
+type Storage struct {
+	// Classes claims may name in storageClassName, beside the cluster's
+	// default StorageClass, which claims naming none receive.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	Classes []string `json:"classes,omitempty"`
+}
+
+// Ingress lists the IngressClasses and hostnames the tenant's Ingresses
+// may use. A hostname another tenant's Ingress holds is refused whatever
+// the lists say.
+type Ingress struct {
+	// Classes Ingresses may name, beside the cluster's default
+	// IngressClass, which Ingresses naming none receive.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	Classes []string `json:"classes,omitempty"`
+
+	// Hostnames Ingresses may serve, in rules and TLS: a name, or
+	// "*.example.com" for every name below example.com (and that wildcard
+	// host itself). Empty allows no hostname, so no Ingress.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	Hostnames []string `json:"hostnames,omitempty"`
 }
 
 // NetworkIsolation is a level of network isolation.
