@@ -387,7 +387,7 @@ func TestLintMessages(t *testing.T) {
 	})
 	_, findings := lintDirs(t, fleetDir, repoDir)
 	want := lint.Finding{Repo: "dev-team", File: "staging/svc.yaml", Line: 6, Rule: "LL013",
-		Message: `tenant dev-team: spec.type: Unsupported value: "NodePort": tenant dev-team may not expose services outside the cluster; supported values: "ClusterIP", "ExternalName"`}
+		Message: `tenant dev-team: spec.type: Unsupported value: "NodePort": tenant dev-team may not expose services outside the cluster; supported values: "ClusterIP"`}
 	if len(findings) != 1 || findings[0] != want {
 		t.Errorf("findings = %v, want [%v]", findings, want)
 	}

@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +31,10 @@ var kinds = map[schema.GroupKind]func() runtime.Object{
 	{Group: "", Kind: "ReplicationController"}: func() runtime.Object { return &corev1.ReplicationController{} },
 	{Group: "", Kind: "Service"}:               func() runtime.Object { return &corev1.Service{} },
 	{Group: "", Kind: "Secret"}:                func() runtime.Object { return &corev1.Secret{} },
+	// Claims, Ingresses and budgets reach what tenants share: volumes, hostnames, nodes.
+	{Group: "", Kind: "PersistentVolumeClaim"}:               func() runtime.Object { return &corev1.PersistentVolumeClaim{} },
+	{Group: networkingv1.GroupName, Kind: "Ingress"}:         func() runtime.Object { return &networkingv1.Ingress{} },
+	{Group: policyv1.GroupName, Kind: "PodDisruptionBudget"}: func() runtime.Object { return &policyv1.PodDisruptionBudget{} },
 	// Kinds Landlord manages, judged by their labels alone (LL010).
 	{Group: "", Kind: "ServiceAccount"}:                                          func() runtime.Object { return &corev1.ServiceAccount{} },
 	{Group: "", Kind: "ConfigMap"}:                                               func() runtime.Object { return &corev1.ConfigMap{} },

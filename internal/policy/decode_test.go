@@ -48,6 +48,9 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Group: "image.toolkit.fluxcd.io", Kind: "ImageRepository"}:       newImageRepository(),
 		{Group: "image.toolkit.fluxcd.io", Kind: "ImagePolicy"}:           newImagePolicy("ops"),
 		{Group: "image.toolkit.fluxcd.io", Kind: "ImageUpdateAutomation"}: newImageUpdate("ops"),
+		{Kind: "PersistentVolumeClaim"}:                                   newClaim(volumeName("pv-ops-data")),
+		{Group: "networking.k8s.io", Kind: "Ingress"}:                     newIngress("shop.example.com"),
+		{Group: "policy", Kind: "PodDisruptionBudget"}:                    newBudget(nil, quantity("0")),
 	}
 }
 

@@ -9,9 +9,12 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
@@ -44,6 +47,9 @@ type Request struct {
 	User      authenticationv1.UserInfo
 	// Platform are the platform's admins beyond system:masters.
 	Platform Platform
+	// Shared answers for the Ingresses and default classes of the cluster;
+	// nil knows none.
+	Shared Shared
 }
 
 // Evaluate returns every violation of the request; empty means allowed.
@@ -87,7 +93,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	if req.Operation == admissionv1.Delete || req.Object == nil {
 		return errs
 	}
-	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allow(owner), writer: who}
+	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allow(owner), writer: who, shared: sharedOf(req)}
 	found := content(req.Object, s)
 	if req.Operation == admissionv1.Update && req.OldObject != nil {
 		// Ratchet: an update may keep a violation it did not introduce, so
@@ -129,6 +135,7 @@ type scope struct {
 	tenants Tenants
 	allow   allowances
 	writer  identity
+	shared  Shared
 }
 
 // sameTenant reports whether ns belongs to the tenant of the scope.
@@ -148,6 +155,9 @@ type allowances struct {
 	requireResources bool
 	workloadIdentity bool
 	serviceTypes     []corev1.ServiceType
+	scheduling       v1alpha1.Scheduling
+	storage          v1alpha1.Storage
+	ingress          v1alpha1.Ingress
 }
 
 // allowancesOf reads a Tenant's opt-ins.
@@ -156,6 +166,9 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 		requireResources: t.Spec.RequireResources,
 		workloadIdentity: t.Spec.AllowWorkloadIdentity,
 		serviceTypes:     t.Spec.Network.AllowServiceTypes,
+		scheduling:       ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{}),
+		storage:          ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}),
+		ingress:          ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
 	}
 }
 
@@ -174,6 +187,12 @@ func content(obj runtime.Object, s scope) field.ErrorList {
 		return append(tokenSecret(o, s), secretFetches(o, s)...)
 	case *rbacv1.RoleBinding:
 		return roleBinding(o, s)
+	case *corev1.PersistentVolumeClaim:
+		return claimSpec(&o.Spec, field.NewPath("spec"), s)
+	case *networkingv1.Ingress:
+		return ingress(o, s)
+	case *policyv1.PodDisruptionBudget:
+		return disruptionBudget(o)
 	}
 	return nil
 }
@@ -191,6 +210,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
+	ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
 	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches,
 }
 

@@ -19,6 +19,9 @@ var builtinRoles = []string{"admin", "edit", "view"}
 // Groups that take in identities beyond the tenant's.
 var foreignGroups = []string{"system:authenticated", "system:unauthenticated", "system:serviceaccounts"}
 
+// foreignUsers are users anyone is: the anonymous requester.
+var foreignUsers = []string{"system:anonymous"}
+
 // roleBinding is rules LL011 and LL015.
 func roleBinding(rb *rbacv1.RoleBinding, s scope) field.ErrorList {
 	var errs field.ErrorList
@@ -37,6 +40,10 @@ func roleBinding(rb *rbacv1.RoleBinding, s scope) field.ErrorList {
 		if sub.Kind == rbacv1.GroupKind && (slices.Contains(foreignGroups, sub.Name) || strings.HasPrefix(sub.Name, "system:serviceaccounts:") && !s.sameTenant(strings.TrimPrefix(sub.Name, "system:serviceaccounts:"))) {
 			errs = append(errs, forbidden(ruleBindingSubjects, subjects.Index(i).Child("name"),
 				"group "+sub.Name+" holds identities of other tenants; allowed: the tenant's own users, groups and service accounts"))
+		}
+		if sub.Kind == rbacv1.UserKind && slices.Contains(foreignUsers, sub.Name) {
+			errs = append(errs, forbidden(ruleBindingSubjects, subjects.Index(i).Child("name"),
+				"user "+sub.Name+" is whoever sends no credentials; allowed: the tenant's own users, groups and service accounts"))
 		}
 	}
 	allowed := append([]string{s.tenant.RoleName()}, builtinRoles...)

@@ -23,7 +23,7 @@ func workloadContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool
 	case *appsv1.Deployment:
 		return podSpec(&o.Spec.Template.Spec, template, s), true
 	case *appsv1.StatefulSet:
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return append(podSpec(&o.Spec.Template.Spec, template, s), claimTemplates(o.Spec.VolumeClaimTemplates, field.NewPath("spec", "volumeClaimTemplates"), s)...), true
 	case *appsv1.DaemonSet:
 		return podSpec(&o.Spec.Template.Spec, template, s), true
 	case *appsv1.ReplicaSet:
@@ -36,7 +36,7 @@ func workloadContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool
 	return nil, false
 }
 
-// podSpec is rules LL012 and LL016.
+// podSpec is rules LL012, LL016, LL019 and LL020.
 func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 	var errs field.ErrorList
 	reconciler := s.tenant.ReconcilerName()
@@ -47,6 +47,8 @@ func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 				"pods may not run as the reconciler "+quoteList([]string{reconciler})+"; allowed: any other service account"))
 		}
 	}
+	errs = append(errs, scheduling(spec, p, s)...)
+	errs = append(errs, ephemeralClaims(spec, p, s)...)
 	if s.allow.requireResources {
 		errs = append(errs, containerResources(spec.InitContainers, p.Child("initContainers"))...)
 		errs = append(errs, containerResources(spec.Containers, p.Child("containers"))...)

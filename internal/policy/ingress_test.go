@@ -1,0 +1,125 @@
+package policy
+
+import (
+	"errors"
+	"maps"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+)
+
+// devHosts lets dev-team serve below dev.example.com and api.example.com.
+var devHosts = allowances{ingress: v1alpha1.Ingress{Classes: []string{"internal"}, Hostnames: []string{"*.dev.example.com", "api.example.com", "shop.example.com"}}}
+
+func newIngress(hosts ...string) *networkingv1.Ingress {
+	ing := &networkingv1.Ingress{ObjectMeta: objectMeta("web", "apps")}
+	for _, h := range hosts {
+		ing.Spec.Rules = append(ing.Spec.Rules, networkingv1.IngressRule{Host: h})
+	}
+	return ing
+}
+
+func withClass(ing *networkingv1.Ingress, class string) *networkingv1.Ingress {
+	ing.Spec.IngressClassName = &class
+	return ing
+}
+
+func newBudget(minAvailable, maxUnavailable *intstr.IntOrString) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{ObjectMeta: objectMeta("web", "apps"), Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable}}
+}
+
+func quantity(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
+
+// ingressCases are LL021, LL022 and LL023, and LL011's anonymous user;
+// they join testCases.
+var ingressCases = map[string]testCase{
+	// LL021
+	"external name service":               {req: create(reconciler, "apps", newService(corev1.ServiceTypeExternalName)), want: "LL021"},
+	"external name service where allowed": {req: create(reconciler, "apps", newService(corev1.ServiceTypeExternalName)), allow: allowances{serviceTypes: []corev1.ServiceType{corev1.ServiceTypeExternalName}}},
+
+	// LL022: hostnames by pattern, held by no other tenant, classes.
+	"ingress below its domain":             {req: withShared(create(reconciler, "apps", newIngress("web.dev.example.com"))), allow: devHosts},
+	"ingress of its wildcard host":         {req: withShared(create(reconciler, "apps", newIngress("*.dev.example.com"))), allow: devHosts},
+	"ingress outside its hostnames":        {req: withShared(create(reconciler, "apps", newIngress("web.ops.example.com"))), allow: devHosts, want: "LL022"},
+	"ingress of the parent wildcard":       {req: withShared(create(reconciler, "apps", newIngress("*.example.com"))), allow: devHosts, want: "LL022"},
+	"ingress of its domain's lookalike":    {req: withShared(create(reconciler, "apps", newIngress("evildev.example.com"))), allow: devHosts, want: "LL022"},
+	"ingress without hostnames allowed":    {req: withShared(create(reconciler, "apps", newIngress("web.dev.example.com"))), want: "LL022"},
+	"ingress of another tenant's hostname": {req: withShared(create(reconciler, "apps", newIngress("shop.example.com"))), allow: devHosts, want: "LL022"},
+	"ingress of its own other namespace's": {req: withShared(create(reconciler, "apps", newIngress("api.example.com"))), allow: devHosts},
+	"ingress of a platform hostname":       {req: withShared(create(reconciler, "apps", newIngress("admin.example.com"))), allow: allowances{ingress: v1alpha1.Ingress{Hostnames: []string{"*.example.com"}}}, want: "LL022"},
+	"ingress catching every host":          {req: withShared(create(reconciler, "apps", newIngress(""))), allow: devHosts, want: "LL022"},
+	"ingress with a default backend": {req: withShared(create(reconciler, "apps", func() *networkingv1.Ingress {
+		ing := newIngress("web.dev.example.com")
+		ing.Spec.DefaultBackend = &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web"}}
+		return ing
+	}())), allow: devHosts, want: "LL022"},
+	"ingress with TLS for another's host": {req: withShared(create(reconciler, "apps", func() *networkingv1.Ingress {
+		ing := newIngress("web.dev.example.com")
+		ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"shop.example.com"}, SecretName: "tls"}}
+		return ing
+	}())), allow: devHosts, want: "LL022"},
+	"ingress of the default class":     {req: withShared(create(reconciler, "apps", withClass(newIngress("web.dev.example.com"), "nginx"))), allow: devHosts},
+	"ingress of a class listed":        {req: withShared(create(reconciler, "apps", withClass(newIngress("web.dev.example.com"), "internal"))), allow: devHosts},
+	"ingress of a class not listed":    {req: withShared(create(reconciler, "apps", withClass(newIngress("web.dev.example.com"), "public-edge"))), allow: devHosts, want: "LL022"},
+	"ingress of a class by annotation": {req: withShared(create(reconciler, "apps", withAnnotations(newIngress("web.dev.example.com"), map[string]string{legacyIngressClass: "public-edge"}))), allow: devHosts, want: "LL022"},
+
+	// LL023
+	"budget allowing no eviction":     {req: create(reconciler, "apps", newBudget(nil, quantity("0"))), want: "LL023"},
+	"budget allowing 0% unavailable":  {req: create(reconciler, "apps", newBudget(nil, quantity("0%"))), want: "LL023"},
+	"budget keeping every pod":        {req: create(reconciler, "apps", newBudget(quantity("100%"), nil)), want: "LL023"},
+	"budget allowing one eviction":    {req: create(reconciler, "apps", newBudget(nil, quantity("1")))},
+	"budget keeping most pods":        {req: create(reconciler, "apps", newBudget(quantity("80%"), nil))},
+	"budget keeping a number of pods": {req: create(reconciler, "apps", newBudget(quantity("2"), nil))},
+
+	// LL011: whoever sends no credentials is nobody's.
+	"binding the anonymous user":    {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.UserKind, Name: "system:anonymous"})), want: "LL011"},
+	"binding every unauthenticated": {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:unauthenticated"})), want: "LL011"},
+	"binding a user of its own":     {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.UserKind, Name: "dave"}))},
+}
+
+func withAnnotations[T interface{ SetAnnotations(map[string]string) }](obj T, annotations map[string]string) T {
+	obj.SetAnnotations(annotations)
+	return obj
+}
+
+func init() { maps.Copy(testCases, ingressCases) }
+
+// TestHostnameHoldersUnknown: the guard refuses a hostname it cannot tell
+// the holder of, rather than letting a collision through.
+func TestHostnameHoldersUnknown(t *testing.T) {
+	req := create(reconciler, "apps", newIngress("web.dev.example.com"))
+	req.Shared = sharedFake{err: errors.New("cache not synced")}
+	if got := ruleIDs(evaluate(req, testTenants, func(*v1alpha1.Tenant) allowances { return devHosts })); got != "LL022" {
+		t.Fatalf("rules = %q, want LL022", got)
+	}
+}
+
+func TestMatchHostname(t *testing.T) {
+	for name, tc := range map[string]struct {
+		pattern, host string
+		want          bool
+	}{
+		"same name":             {"api.example.com", "api.example.com", true},
+		"other case":            {"api.example.com", "API.example.com", true},
+		"other name":            {"api.example.com", "www.example.com", false},
+		"one label below":       {"*.dev.example.com", "web.dev.example.com", true},
+		"two labels below":      {"*.dev.example.com", "a.web.dev.example.com", true},
+		"the wildcard itself":   {"*.dev.example.com", "*.dev.example.com", true},
+		"the domain itself":     {"*.dev.example.com", "dev.example.com", false},
+		"a lookalike":           {"*.dev.example.com", "evildev.example.com", false},
+		"a wider wildcard":      {"*.dev.example.com", "*.example.com", false},
+		"exact is not wildcard": {"dev.example.com", "web.dev.example.com", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := matchHostname(tc.pattern, tc.host); got != tc.want {
+				t.Fatalf("matchHostname(%q, %q) = %v, want %v", tc.pattern, tc.host, got, tc.want)
+			}
+		})
+	}
+}
