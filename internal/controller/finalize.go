@@ -13,38 +13,37 @@ import (
 )
 
 // finalize removes or releases what the Tenant created, then lets it go.
-// Delete goes in stages, each waited for: the cluster-wide grants first, so
+// It goes in stages, each waited for: the cluster-wide grants first, so
 // that nothing a tenant can hold up (a finalizer on its own object) keeps
-// them alive; then Flux objects (so Flux prunes the tenant's workloads while
-// its namespaced identity still exists), then the rest. Retain releases
-// namespaces and their content and deletes only the cluster-wide grants,
-// which must not outlive their Tenant.
+// them alive; then each namespace another tenant lists is handed over, and
+// under Retain each other one released (see letGo): data kept, access and
+// syncing ended. What is left is deleted: Flux objects first (so Flux
+// prunes the tenant's workloads while its namespaced identity still
+// exists), then the rest.
 func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(tenant, v1alpha1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	stages := [][]ownedKind{clusterKinds, fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)}
-	for _, kinds := range stages {
-		objects, err := r.owned(ctx, tenant, kinds)
+	if waiting, err := r.removeStage(ctx, tenant, clusterKinds); waiting || err != nil {
+		return r.finalizing(tenant, err)
+	}
+	namespaces, err := r.owned(ctx, tenant, []ownedKind{namespaceKind})
+	if err != nil {
+		return r.finalizing(tenant, err)
+	}
+	for _, ns := range namespaces {
+		heir, err := r.heir(ctx, tenant, ns.obj.GetName())
+		if err == nil && (heir != nil || keepsData(tenant, ns.obj)) && ns.obj.GetDeletionTimestamp() == nil {
+			err = r.letGo(ctx, tenant, ns, heir)
+		}
 		if err != nil {
-			return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
+			return r.finalizing(tenant, err)
 		}
-		if len(objects) == 0 {
-			continue
+	}
+	for _, kinds := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)} {
+		if waiting, err := r.removeStage(ctx, tenant, kinds); waiting || err != nil {
+			return r.finalizing(tenant, err)
 		}
-		for _, o := range objects {
-			if tenant.Retains() && !isClusterScoped(o) {
-				err = r.release(ctx, o)
-			} else {
-				err = r.remove(ctx, o)
-			}
-			if err != nil {
-				return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
-			}
-		}
-		setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.FinalizingReason,
-			fmt.Sprintf("waiting for %d objects, starting with %s", len(objects), objects[0]))
-		return ctrl.Result{RequeueAfter: deletionRequeue}, nil
 	}
 
 	before := tenant.DeepCopy()
@@ -56,7 +55,28 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 	return ctrl.Result{}, nil
 }
 
-// isClusterScoped tells cluster-wide grants apart; namespaces are released.
-func isClusterScoped(o ownedObject) bool {
-	return o.id.namespace == "" && o.id.kind.Kind != "Namespace"
+// removeStage deletes the tenant's objects of kinds and reports whether
+// any was left to wait for, recording which on the Tenant.
+func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Tenant, kinds []ownedKind) (bool, error) {
+	objects, err := r.owned(ctx, tenant, kinds)
+	if err != nil || len(objects) == 0 {
+		return false, err
+	}
+	for _, o := range objects {
+		if err := r.remove(ctx, o); err != nil {
+			return false, err
+		}
+	}
+	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.FinalizingReason,
+		fmt.Sprintf("waiting for %d objects, starting with %s", len(objects), objects[0]))
+	return true, nil
 }
+
+// finalizing requeues a finalize that waits, or fails it on err.
+func (r *TenantReconciler) finalizing(tenant *v1alpha1.Tenant, err error) (ctrl.Result, error) {
+	if err != nil {
+		return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
+	}
+	return ctrl.Result{RequeueAfter: deletionRequeue}, nil
+}
+

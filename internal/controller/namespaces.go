@@ -13,13 +13,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // claims records which namespaces this tenant may manage.
 type claims struct {
 	tenant   *v1alpha1.Tenant
 	missing  []string          // spec namespaces to create
-	adopted  []string          // self-service namespaces within the tenant's limits
+	adopted  []string          // self-service namespaces the tenant holds
+	excess   []string          // adopted ones beyond a lowered maxNamespaces, kept
 	refusals map[string]string // namespace -> why it is not this tenant's
 }
 
@@ -50,9 +52,16 @@ func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1
 	return c, nil
 }
 
-// judgeSelfService adopts the namespaces the tenant created, oldest first,
-// up to its limit. The admission guard enforces the same rules; this is
-// the controller's own check, so a bypassed guard gains nothing.
+// judgeSelfService decides which namespaces the tenant created are its
+// self-service ones. Once adopted (labelled for the tenant, managed by
+// Landlord, origin SelfService) a namespace stays the tenant's whatever the
+// prefix becomes, and above a lowered maxNamespaces it is kept and
+// reported, never dropped: an ordinary edit of a Tenant deletes nothing the
+// tenant created. The prefix and the limit judge new ones only, oldest
+// first; without spec.selfService the adopted ones leave, and prune
+// releases them. The admission guard (tenancy.HoldsSelfService) holds the
+// same rule; this is the controller's own check, so a bypassed guard gains
+// nothing.
 func (c *claims) judgeSelfService(labelled []corev1.Namespace) {
 	spec := c.tenant.Spec.SelfService
 	var candidates []corev1.Namespace
@@ -62,28 +71,79 @@ func (c *claims) judgeSelfService(labelled []corev1.Namespace) {
 		case slices.Contains(c.tenant.NamespaceNames(), ns.Name) || !ns.DeletionTimestamp.IsZero():
 		case managed && ns.Labels[v1alpha1.OriginLabel] != string(v1alpha1.NamespaceOriginSelfService):
 		case spec == nil && managed:
-			// Left the spec with spec.selfService: pruned like any other.
+			// Left the spec with spec.selfService: released by prune.
 		case spec == nil:
 			c.refusals[ns.Name] = fmt.Sprintf("namespace %s carries the tenant's label but spec.selfService is not set", ns.Name)
+		case tenancy.Adopted(&ns):
+			candidates = append(candidates, ns)
 		case !strings.HasPrefix(ns.Name, spec.Prefix):
 			c.refusals[ns.Name] = fmt.Sprintf("namespace %s lacks the self-service prefix %q", ns.Name, spec.Prefix)
 		default:
 			candidates = append(candidates, ns)
 		}
 	}
-	slices.SortFunc(candidates, func(a, b corev1.Namespace) int {
+	// Adopted ones first, each group oldest first: a new one never
+	// displaces a namespace the tenant holds already.
+	slices.SortStableFunc(candidates, func(a, b corev1.Namespace) int {
+		if x, y := tenancy.Adopted(&a), tenancy.Adopted(&b); x != y {
+			if x {
+				return -1
+			}
+			return 1
+		}
 		if n := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); n != 0 {
 			return n
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
 	for i, ns := range candidates {
-		if i < int(spec.MaxNamespaces) {
+		switch {
+		case i < int(spec.MaxNamespaces):
 			c.adopted = append(c.adopted, ns.Name)
-			continue
+		case tenancy.Adopted(&ns):
+			c.adopted = append(c.adopted, ns.Name)
+			c.excess = append(c.excess, ns.Name)
+		default:
+			c.refusals[ns.Name] = fmt.Sprintf("namespace %s is over the self-service limit of %d", ns.Name, spec.MaxNamespaces)
 		}
-		c.refusals[ns.Name] = fmt.Sprintf("namespace %s is over the self-service limit of %d", ns.Name, spec.MaxNamespaces)
 	}
+}
+
+// excessMessage reports adopted namespaces beyond maxNamespaces, or "".
+func (c *claims) excessMessage() string {
+	if len(c.excess) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("self-service namespaces %s exceed spec.selfService.maxNamespaces=%d: kept, none is deleted; no new one may be created until the tenant deletes some or the limit is raised",
+		strings.Join(c.excess, ", "), c.tenant.Spec.SelfService.MaxNamespaces)
+}
+
+// heir is the Tenant, other than this one and not being deleted, whose
+// spec.namespaces lists ns: a namespace that leaves this tenant goes to it,
+// data and all, rather than being deleted or released. The first by name
+// decides between several.
+func (r *TenantReconciler) heir(ctx context.Context, tenant *v1alpha1.Tenant, ns string) (*v1alpha1.Tenant, error) {
+	list := &v1alpha1.TenantList{}
+	if err := r.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing tenants: %w", err)
+	}
+	slices.SortFunc(list.Items, func(a, b v1alpha1.Tenant) int { return strings.Compare(a.Name, b.Name) })
+	for i := range list.Items {
+		t := &list.Items[i]
+		if t.Name != tenant.Name && t.DeletionTimestamp.IsZero() && slices.Contains(t.NamespaceNames(), ns) {
+			return t, nil
+		}
+	}
+	return nil, nil
+}
+
+// keepsData reports whether a namespace leaving the tenant, with no heir,
+// is released rather than deleted: always under deletionPolicy Retain, and
+// for a namespace the tenant created itself unless the Tenant is being
+// deleted, since an edit of the Tenant must never delete it.
+func keepsData(tenant *v1alpha1.Tenant, ns client.Object) bool {
+	selfService := ns.GetLabels()[v1alpha1.OriginLabel] == string(v1alpha1.NamespaceOriginSelfService)
+	return tenant.Retains() || selfService && tenant.DeletionTimestamp.IsZero()
 }
 
 // createMissing creates the spec namespaces that do not exist yet. Create,
@@ -183,16 +243,24 @@ func (c *claims) status() []v1alpha1.NamespaceStatus {
 
 func (c *claims) namespaceStatus(name string, origin v1alpha1.NamespaceOrigin) v1alpha1.NamespaceStatus {
 	why := c.refusals[name]
-	return v1alpha1.NamespaceStatus{Name: name, Origin: origin, Ready: why == "", Message: why}
+	st := v1alpha1.NamespaceStatus{Name: name, Origin: origin, Ready: why == "", Message: why}
+	if slices.Contains(c.excess, name) {
+		st.Message = fmt.Sprintf("namespace %s is over the self-service limit of %d: kept", name, c.tenant.Spec.SelfService.MaxNamespaces)
+	}
+	return st
 }
 
-// conflicts joins the refusals by namespace name, or "" when there are none.
+// conflicts joins the refusals by namespace name and the excess over the
+// self-service limit, or "" when there are none.
 func (c *claims) conflicts() string {
 	var msgs []string
 	for _, ns := range c.status() {
 		if !ns.Ready {
 			msgs = append(msgs, ns.Message)
 		}
+	}
+	if msg := c.excessMessage(); msg != "" {
+		msgs = append(msgs, msg)
 	}
 	return strings.Join(msgs, "; ")
 }

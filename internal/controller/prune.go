@@ -3,11 +3,16 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -25,50 +30,203 @@ func idOf(obj client.Object, gk schema.GroupKind) objectID {
 }
 
 // prune removes what the tenant owns but the render no longer holds: a
-// source or a namespace taken out of the spec. Namespaces follow the
-// deletion policy; everything else inside a kept namespace is deleted.
+// source, a guard rail, or a namespace taken out of the spec. A namespace
+// that leaves goes to the tenant that lists it, else is released or
+// deleted (see depart); everything else outside such namespaces is deleted.
 func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, desired []client.Object) (int, error) {
 	want := map[objectID]bool{}
 	for _, obj := range desired {
 		want[idOf(obj, obj.GetObjectKind().GroupVersionKind().GroupKind())] = true
 	}
-	leaving := map[string]bool{} // namespaces that left the spec
-	owned, err := r.owned(ctx, tenant, []ownedKind{namespaceKind})
+	namespaces, err := r.owned(ctx, tenant, []ownedKind{namespaceKind})
 	if err != nil {
 		return 0, err
 	}
-	for _, ns := range owned {
-		if !want[ns.id] {
-			leaving[ns.obj.GetName()] = true
-		}
-	}
-
 	pruned := 0
+	leaving := map[string]bool{} // namespaces that left the spec
+	for _, ns := range namespaces {
+		if want[ns.id] {
+			continue
+		}
+		leaving[ns.obj.GetName()] = true
+		if err := r.depart(ctx, tenant, ns); err != nil {
+			return pruned, err
+		}
+		pruned++
+	}
 	others, err := r.owned(ctx, tenant, namespacedAndClusterKinds())
 	if err != nil {
 		return 0, err
 	}
-	for _, o := range append(others, owned...) {
-		if want[o.id] {
-			continue
+	for _, o := range others {
+		if want[o.id] || leaving[o.id.namespace] {
+			continue // departing with its namespace
 		}
-		// A namespace left unwanted is one that left the spec.
-		isNamespace := o.id.kind.Kind == "Namespace"
-		inside := leaving[o.obj.GetNamespace()]
-		switch {
-		case (isNamespace || inside) && tenant.Retains():
-			err = r.release(ctx, o)
-		case inside:
-			continue // deleting its namespace deletes it
-		default:
-			err = r.remove(ctx, o)
-		}
-		if err != nil {
+		if err := r.remove(ctx, o); err != nil {
 			return pruned, err
 		}
 		pruned++
 	}
 	return pruned, nil
+}
+
+// depart ends the tenant's hold on one of its namespaces: handed over to
+// the tenant whose spec lists it, released with its data (keepsData), or
+// deleted with everything inside. A namespace being deleted is let be.
+func (r *TenantReconciler) depart(ctx context.Context, tenant *v1alpha1.Tenant, ns ownedObject) error {
+	if ns.obj.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	heir, err := r.heir(ctx, tenant, ns.obj.GetName())
+	switch {
+	case err != nil:
+		return err
+	case heir != nil || keepsData(tenant, ns.obj):
+		return r.letGo(ctx, tenant, ns, heir)
+	}
+	return r.remove(ctx, ns)
+}
+
+// letGo ends the tenant's power over a namespace and keeps its data. Every
+// Flux object there is suspended first, so that deleting Landlord's makes
+// kustomize-controller garbage-collect nothing (it prunes the inventory of
+// a deleted Kustomization only when not suspended); then Landlord's Flux
+// objects, the reconciler, Landlord's bindings and every RoleBinding
+// reaching in from outside the namespace are deleted. The remaining guard
+// rails stay: handed to heir, or unmarked. The namespace goes last, so a
+// failed step is retried while it is still the tenant's: labelled for
+// heir, or marked released, which the guard freezes (LL024).
+func (r *TenantReconciler) letGo(ctx context.Context, tenant *v1alpha1.Tenant, ns ownedObject, heir *v1alpha1.Tenant) error {
+	name := ns.obj.GetName()
+	if err := r.suspendFlux(ctx, name); err != nil {
+		return err
+	}
+	inside, err := r.owned(ctx, tenant, namespacedAndClusterKinds())
+	if err != nil {
+		return err
+	}
+	for _, o := range inside {
+		if o.id.namespace != name {
+			continue
+		}
+		switch {
+		case grantsAccess(o) || isFlux(o):
+			err = r.remove(ctx, o)
+		case heir != nil:
+			err = r.relabel(ctx, o, heir.Name)
+		default:
+			err = r.release(ctx, o)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := r.revokeBindings(ctx, name); err != nil {
+		return err
+	}
+	labels := fmt.Sprintf(`{%q:null,%q:null,%q:null,%q:%q}`,
+		v1alpha1.TenantLabel, v1alpha1.ManagedByLabel, v1alpha1.OriginLabel, v1alpha1.ReleasedLabel, tenant.Name)
+	if heir != nil {
+		labels = fmt.Sprintf(`{%q:%q,%q:%q,%q:%q,%q:null}`, v1alpha1.TenantLabel, heir.Name, v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue,
+			v1alpha1.OriginLabel, v1alpha1.NamespaceOriginPlatform, v1alpha1.ReleasedLabel)
+	}
+	return r.patchLabels(ctx, ns, labels)
+}
+
+// grantsAccess reports the objects through which the tenant acts in a
+// namespace: its reconciler and the bindings Landlord made.
+func grantsAccess(o ownedObject) bool {
+	switch o.id.kind.Kind {
+	case "ServiceAccount", "RoleBinding":
+		return o.id.kind.Group == "" || o.id.kind.Group == rbacv1.GroupName
+	}
+	return false
+}
+
+func isFlux(o ownedObject) bool {
+	return strings.HasSuffix(o.id.kind.Group, ".toolkit.fluxcd.io")
+}
+
+// suspendable are the Flux kinds whose spec.suspend stops them syncing.
+var suspendable = []schema.GroupVersionKind{
+	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
+	{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"},
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "OCIRepository"},
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmRepository"},
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmChart"},
+	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "Bucket"},
+	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageRepository"},
+	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageUpdateAutomation"},
+}
+
+// +kubebuilder:rbac:groups=helm.toolkit.fluxcd.io,resources=helmreleases,verbs=list;patch
+// +kubebuilder:rbac:groups=source.toolkit.fluxcd.io,resources=ocirepositories;helmrepositories;helmcharts;buckets,verbs=list;patch
+// +kubebuilder:rbac:groups=image.toolkit.fluxcd.io,resources=imagerepositories;imageupdateautomations,verbs=list;patch
+
+// suspendFlux suspends every Flux object in a namespace, the tenant's own
+// and Landlord's, read live: the cache holds only Landlord's. A
+// Kustomization also stops pruning, so that whoever deletes it later
+// deletes nothing it applied; a suspended HelmRelease is not uninstalled.
+func (r *TenantReconciler) suspendFlux(ctx context.Context, namespace string) error {
+	for _, gvk := range suspendable {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		err := r.APIReader.List(ctx, list, client.InNamespace(namespace))
+		if meta.IsNoMatchError(err) {
+			continue // Flux is not installed, or not that controller
+		}
+		if err != nil {
+			return fmt.Errorf("listing %s in %s: %w", gvk.Kind, namespace, err)
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			suspended, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend")
+			prunes, _, _ := unstructured.NestedBool(obj.Object, "spec", "prune")
+			if suspended && !prunes {
+				continue
+			}
+			spec := `{"spec":{"suspend":true}}`
+			if gvk.Kind == "Kustomization" {
+				spec = `{"spec":{"suspend":true,"prune":false}}`
+			}
+			if err := r.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(spec)), client.FieldOwner(FieldOwner)); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("suspending %s %s/%s: %w", gvk.Kind, namespace, obj.GetName(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// revokeBindings deletes every RoleBinding in a namespace that grants an
+// identity from outside it: users, groups, service accounts of other
+// namespaces. In a tenant namespace the guard admitted such subjects only
+// for the tenant's owners and identities (LL011); the platform re-grants
+// its own once the namespace is its. Bindings of the namespace's own
+// service accounts stay, so that its workloads keep running.
+func (r *TenantReconciler) revokeBindings(ctx context.Context, namespace string) error {
+	list := &rbacv1.RoleBindingList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("listing role bindings in %s: %w", namespace, err)
+	}
+	for i := range list.Items {
+		rb := &list.Items[i]
+		if !slices.ContainsFunc(rb.Subjects, func(s rbacv1.Subject) bool { return fromOutside(s, namespace) }) {
+			continue
+		}
+		if err := r.Delete(ctx, rb); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("revoking role binding %s/%s: %w", namespace, rb.Name, err)
+		}
+	}
+	return nil
+}
+
+// fromOutside reports a subject that is not a service account of namespace.
+func fromOutside(s rbacv1.Subject, namespace string) bool {
+	if s.Kind != rbacv1.ServiceAccountKind {
+		return true
+	}
+	return s.Namespace != "" && s.Namespace != namespace
 }
 
 // ownedObject is an object of the tenant found by label.
@@ -125,11 +283,21 @@ func (r *TenantReconciler) remove(ctx context.Context, o ownedObject) error {
 
 // release strips Landlord's marks so the object lives on unmanaged.
 func (r *TenantReconciler) release(ctx context.Context, o ownedObject) error {
-	patch := client.RawPatch("application/merge-patch+json", []byte(fmt.Sprintf(
-		`{"metadata":{"labels":{%q:null,%q:null,%q:null}}}`,
-		v1alpha1.TenantLabel, v1alpha1.ManagedByLabel, v1alpha1.OriginLabel)))
+	return r.patchLabels(ctx, o, fmt.Sprintf(`{%q:null,%q:null,%q:null}`,
+		v1alpha1.TenantLabel, v1alpha1.ManagedByLabel, v1alpha1.OriginLabel))
+}
+
+// relabel hands a guard rail to the heir of its namespace, whose render
+// then converges it as its own.
+func (r *TenantReconciler) relabel(ctx context.Context, o ownedObject, heir string) error {
+	return r.patchLabels(ctx, o, fmt.Sprintf(`{%q:%q}`, v1alpha1.TenantLabel, heir))
+}
+
+// patchLabels merges labels, a JSON object where null removes a key.
+func (r *TenantReconciler) patchLabels(ctx context.Context, o ownedObject, labels string) error {
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":`+labels+`}}`))
 	if err := r.Patch(ctx, o.obj, patch, client.FieldOwner(FieldOwner)); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("releasing %s: %w", o, err)
+		return fmt.Errorf("relabelling %s: %w", o, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -368,8 +369,10 @@ func TestTenantDeletion(t *testing.T) {
 			for _, obj := range rendered {
 				obj := obj.DeepCopyObject().(client.Object)
 				_, namespace := obj.(*corev1.Namespace)
-				_, clusterBinding := obj.(*rbacv1.ClusterRoleBinding)
-				if !tc.released || clusterBinding {
+				// Access and syncing end with the Tenant; data and guard rails stay.
+				access := slices.Contains([]string{"ClusterRoleBinding", "RoleBinding", "ServiceAccount", "Kustomization", "GitRepository"},
+					obj.GetObjectKind().GroupVersionKind().Kind)
+				if !tc.released || access {
 					eventually(t, fmt.Sprintf("%T %s gone", obj, client.ObjectKeyFromObject(obj)), func() error { return gone(obj) })
 					continue
 				}
@@ -379,6 +382,9 @@ func TestTenantDeletion(t *testing.T) {
 				}
 				if l := obj.GetLabels(); l[v1alpha1.TenantLabel] != "" || l[v1alpha1.ManagedByLabel] != "" {
 					t.Errorf("released %T %s still marked: %v", obj, client.ObjectKeyFromObject(obj), l)
+				}
+				if namespace && obj.GetLabels()[v1alpha1.ReleasedLabel] != tenant.Name {
+					t.Errorf("released namespace %s not marked released: %v", obj.GetName(), obj.GetLabels())
 				}
 				if namespace {
 					t.Cleanup(func() { _ = k8s.Delete(ctx, obj) })

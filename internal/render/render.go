@@ -80,7 +80,8 @@ func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error)
 	return objects, nil
 }
 
-// validateSelfService checks what the controller adopts against the spec.
+// validateSelfService checks what the controller adopts against the spec:
+// self-service set, no assigned namespace among them.
 func validateSelfService(t *v1alpha1.Tenant, names []string) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("spec", "selfService")
@@ -90,12 +91,11 @@ func validateSelfService(t *v1alpha1.Tenant, names []string) field.ErrorList {
 	if t.Spec.SelfService == nil {
 		return append(errs, field.Required(path, "self-service namespaces exist but spec.selfService is not set"))
 	}
-	if n := len(names); n > int(t.Spec.SelfService.MaxNamespaces) {
-		errs = append(errs, field.TooMany(path.Child("maxNamespaces"), n, int(t.Spec.SelfService.MaxNamespaces)))
-	}
+	// Neither prefix nor limit: a namespace adopted stays its tenant's when
+	// either changes; they judge new ones only, in the controller.
 	for _, name := range names {
-		if !strings.HasPrefix(name, t.Spec.SelfService.Prefix) || slices.Contains(t.NamespaceNames(), name) {
-			errs = append(errs, field.Invalid(path.Child("prefix"), name, "a self-service namespace has the prefix and is not in spec.namespaces"))
+		if slices.Contains(t.NamespaceNames(), name) {
+			errs = append(errs, field.Invalid(path, name, "a self-service namespace is not in spec.namespaces"))
 		}
 	}
 	return errs

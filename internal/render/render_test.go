@@ -269,9 +269,13 @@ func TestSelfServiceNamespacesGetGuardRails(t *testing.T) {
 	}
 	golden(t, filepath.Join("testdata", "self-service.golden.yaml"), objects...)
 
+	// Adopted ones stay when the prefix changes or the limit is lowered.
+	for name, adopted := range map[string][]string{"over the limit": {"crew-a", "crew-b", "crew-c"}, "without the prefix": {"preview"}} {
+		if _, err := render.Objects(tn, adopted...); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	for name, adopted := range map[string][]string{
-		"over the limit":       {"crew-a", "crew-b", "crew-c"},
-		"without the prefix":   {"preview"},
 		"an assigned one":      {"crew"},
 		"without self-service": nil,
 	} {

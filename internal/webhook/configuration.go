@@ -59,6 +59,23 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				AdmissionReviewVersions: []string{"v1"},
 			},
 			{
+				// Label selectors cannot OR: released namespaces, which lost
+				// the tenant label, get their own entry, every kind routed,
+				// since nothing but the platform may write there (LL024).
+				Name:         "released.landlord.dev",
+				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
+				Rules: []admissionregistrationv1.RuleWithOperations{
+					rule(allOperations, admissionregistrationv1.NamespacedScope, "*", "*"),
+				},
+				NamespaceSelector: releasedNamespaces(),
+				MatchConditions: append(platformExemptions(opts.Platform),
+					admissionregistrationv1.MatchCondition{Name: "not-kubernetes-components", Expression: `!request.userInfo.username.startsWith("system:") || request.userInfo.username.startsWith("system:serviceaccount:")`}),
+				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          ptr.To[int32](5),
+				AdmissionReviewVersions: []string{"v1"},
+			},
+			{
 				Name:         "namespaces.landlord.dev",
 				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
 				Rules: []admissionregistrationv1.RuleWithOperations{
@@ -150,6 +167,13 @@ func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrati
 func tenantNamespaces() *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
+	}}
+}
+
+// releasedNamespaces selects the namespaces a tenant released.
+func releasedNamespaces() *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{Key: v1alpha1.ReleasedLabel, Operator: metav1.LabelSelectorOpExists},
 	}}
 }
 

@@ -58,9 +58,10 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	preq.Platform = v.platform
-	// A namespaced kind the rules do not know is not theirs to judge; a
-	// cluster-scoped one is, whatever its kind (LL014).
-	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" {
+	// A namespaced kind the rules do not know is not theirs to judge, but
+	// in a released namespace (LL024); a cluster-scoped one is, whatever
+	// its kind (LL014).
+	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" && v.tenants.Released(req.Namespace) == "" {
 		return admission.Allowed("")
 	}
 	errs := v.evaluate(req, preq)
