@@ -79,4 +79,3 @@ func (r *TenantReconciler) finalizing(tenant *v1alpha1.Tenant, err error) (ctrl.
 	}
 	return ctrl.Result{RequeueAfter: deletionRequeue}, nil
 }
-
