@@ -142,9 +142,10 @@ var (
 func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
 	scope := admissionregistrationv1.NamespacedScope
 	rules := []admissionregistrationv1.RuleWithOperations{
-		rule(ops, scope, "", "pods", "services", "secrets", "serviceaccounts", "configmaps", "resourcequotas", "limitranges", "replicationcontrollers"),
+		rule(ops, scope, "", "pods", "services", "secrets", "serviceaccounts", "configmaps", "resourcequotas", "limitranges", "replicationcontrollers", "persistentvolumeclaims"),
 		rule(ops, scope, "rbac.authorization.k8s.io", "rolebindings", "roles"),
-		rule(ops, scope, "networking.k8s.io", "networkpolicies"),
+		rule(ops, scope, "networking.k8s.io", "networkpolicies", "ingresses"),
+		rule(ops, scope, "policy", "poddisruptionbudgets"),
 		rule(ops, scope, "apps", "deployments", "statefulsets", "daemonsets", "replicasets"),
 		rule(ops, scope, "batch", "jobs", "cronjobs"),
 	}

@@ -106,9 +106,13 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return fmt.Errorf("indexing tenants: %w", err)
 	}
+	shared, err := newSharedCache(ctx, mgr)
+	if err != nil {
+		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
+	}
 	tenants := index.Resolver()
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}})
 	server.Register(MutatePath, &webhook.Admission{Handler: &mutator{tenants: tenants}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err

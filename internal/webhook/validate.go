@@ -41,6 +41,7 @@ func init() {
 // validator answers the validating webhook with policy.Evaluate.
 type validator struct {
 	tenants  policy.Tenants
+	shared   policy.Shared
 	platform policy.Platform
 	recorder events.EventRecorder
 	// creates judges namespace creations with exact self-service counts.
@@ -57,7 +58,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	preq.Platform = v.platform
+	preq.Platform, preq.Shared = v.platform, v.shared
 	// A namespaced kind the rules do not know is not theirs to judge, but
 	// in a released namespace (LL024); a cluster-scoped one is, whatever
 	// its kind (LL014).

@@ -1,0 +1,212 @@
+package webhook
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/internal/policy"
+)
+
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses;ingressclasses,verbs=list;watch
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=list;watch
+
+// ingressHostKey indexes Ingresses by the hostnames of their rules and TLS
+// entries, lowercased.
+const ingressHostKey = "spec.hosts"
+
+// Annotations that mark a cluster's default class.
+const (
+	defaultStorageClassKey     = "storageclass.kubernetes.io/is-default-class"
+	defaultStorageClassBetaKey = "storageclass.beta.kubernetes.io/is-default-class"
+	defaultIngressClassKey     = networkingv1.AnnotationIsDefaultIngressClass
+)
+
+// sharedCache is the guard's policy.Shared: its own informer cache of every
+// Ingress's hostnames and of the priority, storage and ingress classes,
+// each stripped to the fields read, so that the cluster's Ingresses cost
+// little memory. Until it has synced, a hostname reads as held by unknown.
+type sharedCache struct {
+	ctx context.Context
+	c   cache.Cache
+}
+
+var _ policy.Shared = &sharedCache{}
+
+// newSharedCache starts the cache with the manager and indexes hostnames.
+func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
+	c, err := cache.New(mgr.GetConfig(), cache.Options{
+		Scheme: mgr.GetScheme(),
+		Mapper: mgr.GetRESTMapper(),
+		ByObject: map[client.Object]cache.ByObject{
+			&networkingv1.Ingress{}:       {Transform: ingressHosts},
+			&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
+			&storagev1.StorageClass{}:     {Transform: classDefault(defaultStorageClassKey, defaultStorageClassBetaKey)},
+			&networkingv1.IngressClass{}:  {Transform: classDefault(defaultIngressClassKey)},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.IndexField(ctx, &networkingv1.Ingress{}, ingressHostKey, func(obj client.Object) []string {
+		return hostsOf(obj.(*networkingv1.Ingress))
+	}); err != nil {
+		return nil, err
+	}
+	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &networkingv1.IngressClass{}} {
+		if _, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false)); err != nil {
+			return nil, err
+		}
+	}
+	if err := mgr.Add(c); err != nil {
+		return nil, err
+	}
+	return &sharedCache{ctx: ctx, c: c}, nil
+}
+
+// HostNamespaces lists the namespaces of the Ingresses naming host.
+func (x *sharedCache) HostNamespaces(host string) ([]string, error) {
+	list := &networkingv1.IngressList{}
+	if err := x.c.List(x.ctx, list, client.MatchingFields{ingressHostKey: strings.ToLower(host)}); err != nil {
+		return nil, fmt.Errorf("listing ingresses: %w", err)
+	}
+	var out []string
+	for _, ing := range list.Items {
+		out = append(out, ing.Namespace)
+	}
+	return out, nil
+}
+
+// Defaults are the cluster's default classes, picked as the admission
+// plugins pick them: the lowest globalDefault priority, the newest default
+// storage and ingress class. A read that fails reads as no default, which
+// allows only the Tenant's lists.
+func (x *sharedCache) Defaults() policy.Defaults {
+	var d policy.Defaults
+	priorities := &schedulingv1.PriorityClassList{}
+	if x.c.List(x.ctx, priorities) == nil {
+		var lowest *schedulingv1.PriorityClass
+		for i, pc := range priorities.Items {
+			if pc.GlobalDefault && (lowest == nil || pc.Value < lowest.Value) {
+				lowest = &priorities.Items[i]
+			}
+		}
+		if lowest != nil {
+			d.PriorityClass = lowest.Name
+		}
+	}
+	storage := &storagev1.StorageClassList{}
+	if x.c.List(x.ctx, storage) == nil {
+		d.StorageClass = newestDefault(metas(storage.Items, func(s *storagev1.StorageClass) metav1.Object { return s }))
+	}
+	ingress := &networkingv1.IngressClassList{}
+	if x.c.List(x.ctx, ingress) == nil {
+		d.IngressClass = newestDefault(metas(ingress.Items, func(c *networkingv1.IngressClass) metav1.Object { return c }))
+	}
+	return d
+}
+
+func metas[T any](items []T, meta func(*T) metav1.Object) []metav1.Object {
+	out := make([]metav1.Object, len(items))
+	for i := range items {
+		out[i] = meta(&items[i])
+	}
+	return out
+}
+
+// newestDefault is the name of the newest object the transform left marked
+// default, ties broken by name.
+func newestDefault(objs []metav1.Object) string {
+	var defaults []metav1.Object
+	for _, o := range objs {
+		if o.GetAnnotations()[defaultMark] == "true" {
+			defaults = append(defaults, o)
+		}
+	}
+	if len(defaults) == 0 {
+		return ""
+	}
+	return slices.MaxFunc(defaults, func(a, b metav1.Object) int {
+		return cmp.Or(a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time), strings.Compare(b.GetName(), a.GetName()))
+	}).GetName()
+}
+
+// hostsOf are an Ingress's hostnames, lowercased, each once.
+func hostsOf(ing *networkingv1.Ingress) []string {
+	var hosts []string
+	for _, r := range ing.Spec.Rules {
+		hosts = append(hosts, strings.ToLower(r.Host))
+	}
+	for _, t := range ing.Spec.TLS {
+		for _, h := range t.Hosts {
+			hosts = append(hosts, strings.ToLower(h))
+		}
+	}
+	slices.Sort(hosts)
+	return slices.DeleteFunc(slices.Compact(hosts), func(h string) bool { return h == "" })
+}
+
+// ingressHosts keeps of an Ingress its name and hostnames.
+func ingressHosts(obj any) (any, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return obj, nil
+	}
+	kept := &networkingv1.Ingress{ObjectMeta: keptMeta(ing)}
+	for _, h := range hostsOf(ing) {
+		kept.Spec.Rules = append(kept.Spec.Rules, networkingv1.IngressRule{Host: h})
+	}
+	return kept, nil
+}
+
+// priorityClassDefault keeps of a PriorityClass what picks the default.
+func priorityClassDefault(obj any) (any, error) {
+	pc, ok := obj.(*schedulingv1.PriorityClass)
+	if !ok {
+		return obj, nil
+	}
+	return &schedulingv1.PriorityClass{ObjectMeta: keptMeta(pc), Value: pc.Value, GlobalDefault: pc.GlobalDefault}, nil
+}
+
+// defaultMark is the one annotation a class keeps in the cache: whether it
+// is the default.
+const defaultMark = "landlord.dev/default"
+
+// classDefault keeps of a StorageClass or IngressClass its name, age and
+// whether one of keys marks it the default.
+func classDefault(keys ...string) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		o, ok := obj.(client.Object)
+		if !ok {
+			return obj, nil
+		}
+		meta := keptMeta(o)
+		if slices.ContainsFunc(keys, func(k string) bool { return o.GetAnnotations()[k] == "true" }) {
+			meta.Annotations = map[string]string{defaultMark: "true"}
+		}
+		switch o.(type) {
+		case *storagev1.StorageClass:
+			return &storagev1.StorageClass{ObjectMeta: meta}, nil
+		case *networkingv1.IngressClass:
+			return &networkingv1.IngressClass{ObjectMeta: meta}, nil
+		}
+		return obj, nil
+	}
+}
+
+// keptMeta is the metadata an informer needs: identity and version.
+func keptMeta(o metav1.Object) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: o.GetName(), Namespace: o.GetNamespace(), UID: o.GetUID(), ResourceVersion: o.GetResourceVersion(), CreationTimestamp: o.GetCreationTimestamp()}
+}
