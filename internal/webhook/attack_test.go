@@ -224,6 +224,9 @@ func attackTenants(t *testing.T) {
 			RequireResources: true,
 			// Keys another component could trust stay out of this list.
 			NamespaceMetadata: &v1alpha1.NamespaceMetadata{AllowedLabels: []string{"team"}, AllowedAnnotations: []string{"blue.example.com/*"}},
+			Scheduling:        blueScheduling,
+			Storage:           &v1alpha1.Storage{Classes: []string{"blue-fast"}},
+			Ingress:           &v1alpha1.Ingress{Classes: []string{"blue-edge"}, Hostnames: []string{"*.blue.example.com", "*.apps.example.com"}},
 		},
 	}
 	// A platform role the tenant holds every rule of, so only the guard
@@ -237,7 +240,8 @@ func attackTenants(t *testing.T) {
 	}
 	red := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "red"},
-		Spec:       v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "red-apps"}}},
+		Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "red-apps"}},
+			Ingress: &v1alpha1.Ingress{Hostnames: []string{"*.apps.example.com"}}}, // shared with blue
 	}
 	green := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "green"},

@@ -268,7 +268,7 @@ func TestBenchmarks(t *testing.T) {
 			"claim from the platform's storage":                      {do: dryCreate(claim("1Gi", ""))},
 		},
 		"MTB-PL1-block_use_of_existing_pvs": {
-			"claim naming an existing volume": {do: dryCreate(claim("1Gi", "mtb-existing")), want: byRule("LL019"), waits: "LL019 (spec.volumeName)"},
+			"claim naming an existing volume": {do: dryCreate(claim("1Gi", "mtb-existing")), want: byRule("LL020")},
 			"claim naming no volume":          {do: dryCreate(claim("1Gi", ""))},
 		},
 		"MTB-PL1-BC-NI-1_default_deny_network_connections_across_tenants": {
@@ -723,7 +723,7 @@ func TestCapsuleChecklist(t *testing.T) {
 			"ClusterIP service":         {do: dryCreate(service(corev1.ServiceTypeClusterIP, nil))},
 		},
 		"Capsule_priority_classes": {
-			"pod preempting as system-node-critical": {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-node-critical" })), want: byRule("LL020"), waits: "LL020 (priorityClassName)"},
+			"pod preempting as system-node-critical": {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-node-critical" })), want: byRule("LL019")},
 			"pod of the default priority":            {do: dryCreate(pod("default"))},
 		},
 	})
