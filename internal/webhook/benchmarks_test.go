@@ -722,6 +722,15 @@ func TestCapsuleChecklist(t *testing.T) {
 			"service with external IPs": {do: dryCreate(externalIPs), want: byRule("LL017")},
 			"ClusterIP service":         {do: dryCreate(service(corev1.ServiceTypeClusterIP, nil))},
 		},
+		"Capsule_service_types": {
+			"ExternalName service": {do: dryCreate(&corev1.Service{ObjectMeta: blueMeta("web"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "web.red-apps.svc.cluster.local"}}), want: byRule("LL021")},
+			"ClusterIP service":    {do: dryCreate(service(corev1.ServiceTypeClusterIP, nil))},
+		},
+		"Capsule_node_selection": {
+			"pod pinned to a node by name": {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.NodeName = "worker-1" })), want: byRule("LL019")},
+			"pod tolerating every taint":   {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}} })), want: byRule("LL019")},
+			"pod left to the scheduler":    {do: dryCreate(pod("default"))},
+		},
 		"Capsule_priority_classes": {
 			"pod preempting as system-node-critical": {do: dryCreate(podWith(func(p *corev1.Pod) { p.Spec.PriorityClassName = "system-node-critical" })), want: byRule("LL019")},
 			"pod of the default priority":            {do: dryCreate(pod("default"))},
