@@ -459,6 +459,7 @@ func FuzzRoleBinding(f *testing.F) {
 		{6, 2, 0, "ClusterRole", render.SelfServiceNamespaceRole, "s:dev-team:apps"},
 		{4, 7, 0, "ClusterRole", "cluster-admin", "g:system:unauthenticated"},
 		{0, 0, 0, "ClusterRole", "view", "s:default:"},
+		{1, 0, 0, "ClusterRole", "view", "u:system:anonymous"},
 	} {
 		f.Add(seed.who, seed.where, seed.op, seed.roleKind, seed.roleName, seed.subjects)
 	}
@@ -514,6 +515,9 @@ func FuzzRoleBinding(f *testing.F) {
 			}
 			if saNs, ok := serviceAccountNamespace(s, ns); ok && !heldBy(saNs, holder) {
 				t.Fatalf("tenant %s's namespace %s binds %s %q of namespace %q", holder.Name, ns, s.Kind, s.Name, saNs)
+			}
+			if s.Kind == rbacv1.UserKind && s.Name == "system:anonymous" {
+				t.Fatalf("tenant %s's namespace %s binds the anonymous user", holder.Name, ns)
 			}
 			if s.Kind == rbacv1.GroupKind {
 				if slices.Contains([]string{"system:authenticated", "system:unauthenticated", "system:serviceaccounts"}, s.Name) {
