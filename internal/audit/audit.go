@@ -29,7 +29,7 @@ const (
 type Check struct {
 	// Tenant is the tenant checked, empty for cluster-wide checks.
 	Tenant string `json:"tenant,omitempty"`
-	// Kind groups checks: ready, access, escape, holdings or flux.
+	// Kind groups checks: ready, access, escape, holdings, released or flux.
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`
 	Result Result `json:"result"`
@@ -84,6 +84,11 @@ func (a *Auditor) Run(ctx context.Context, names ...string) ([]Check, error) {
 		}
 		checks = append(checks, holdings...)
 	}
+	released, err := a.released(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, released...)
 	flux, err := a.fluxLockdown(ctx)
 	if err != nil {
 		return nil, err
