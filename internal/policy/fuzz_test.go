@@ -72,7 +72,7 @@ var fuzzUsers = []fuzzUser{
 // fuzzNamespaces are the namespaces a fuzzed request is in: held by a
 // tenant, self-service, labelled for a deleted tenant, the platform's, and
 // cluster scope.
-var fuzzNamespaces = []string{"apps", "apps-jobs", "dev-team-x", "ops", "full", "full-a", "orphan", "kube-system", "default", ""}
+var fuzzNamespaces = []string{"apps", "apps-jobs", "dev-team-x", "ops", "full", "full-a", "orphan", "was-apps", "kube-system", "default", ""}
 
 var fuzzOperations = []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete}
 
@@ -189,6 +189,11 @@ func FuzzEvaluate(f *testing.F) {
 			tenant := !user.platform && len(testTenants.ForUser(user.UserInfo)) > 0
 			if want := map[bool]string{true: "LL014", false: ""}[tenant]; ruleIDs(errs) != want {
 				t.Fatalf("cluster-scoped %s by %s: %q, want %q", gvk.Kind, user.Username, ruleIDs(errs), want)
+			}
+		case testTenants.Released(ns) != "":
+			// Released by its tenant: frozen for all but the platform (LL024).
+			if want := map[bool]string{true: "", false: "LL024"}[user.platform]; ruleIDs(errs) != want {
+				t.Fatalf("%s in released %s by %s: %q, want %q", gvk.Kind, ns, user.Username, ruleIDs(errs), want)
 			}
 		case !held && testTenants.Claimant(ns) == "":
 			// A namespace of the platform's: RBAC alone decides.
