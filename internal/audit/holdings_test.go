@@ -17,7 +17,7 @@ import (
 )
 
 // TestAuditHoldings: a namespace of the tenant held Terminating by a
-// finalizer nobody knows, hidden from its status, and a template source's
+// finalizer nobody knows, hidden from its status, and a source's
 // GitRepository made ahead of Landlord by someone else both FAIL; the
 // same tenant without them passes.
 func TestAuditHoldings(t *testing.T) {
@@ -67,7 +67,7 @@ func TestAuditHoldings(t *testing.T) {
 	if err := k8s.Get(ctx, client.ObjectKey{Name: "sage"}, tenant); err != nil {
 		t.Fatal(err)
 	}
-	tenant.Spec.Sources = []v1alpha1.Source{{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/base"}}}
+	tenant.Spec.Sources = []v1alpha1.Source{{Name: "base", Git: &v1alpha1.GitSource{URL: "https://git.example.com/sage/base"}}}
 	if err := k8s.Update(ctx, tenant); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // TestObjectsNotCreatedByLandlordAreNeverAdopted: objects a tenant made
-// ahead of time under the names of a future template source and a future
+// ahead of time under the names of a future source and a future
 // reconciler keep their maker's settings and are never taken over; they
 // are reported by name, the future reconciler is bound nowhere, and
 // everything else is reconciled.
@@ -42,7 +42,7 @@ func TestObjectsNotCreatedByLandlordAreNeverAdopted(t *testing.T) {
 	}
 	updateTenant(t, tenant.Name, func(tn *v1alpha1.Tenant) {
 		tn.Spec.ServiceAccountName = "flux"
-		tn.Spec.Sources = []v1alpha1.Source{{Name: "base", Template: &v1alpha1.GitSource{URL: "https://git.platform.example.com/templates/base"}}}
+		tn.Spec.Sources = []v1alpha1.Source{{Name: "base", Git: &v1alpha1.GitSource{URL: "https://git.example.com/squat/base"}}}
 	})
 	eventually(t, "both reported", func() error {
 		c, err := condition(tenant.Name, v1alpha1.ReadyCondition)
