@@ -18,18 +18,21 @@ import (
 
 // claims records which namespaces this tenant may manage.
 type claims struct {
-	tenant   *v1alpha1.Tenant
-	missing  []string          // spec namespaces to create
-	adopted  []string          // self-service namespaces the tenant holds
-	excess   []string          // adopted ones beyond a lowered maxNamespaces, kept
-	refusals map[string]string // namespace -> why it is not this tenant's
+	tenant  *v1alpha1.Tenant
+	missing []string // spec namespaces to create
+	adopted []string // self-service namespaces the tenant holds
+	excess  []string // adopted ones beyond a lowered maxNamespaces, kept
+	// terminating are the tenant's self-service namespaces being deleted:
+	// still held, still counted and reported until they are gone.
+	terminating map[string]string
+	refusals    map[string]string // namespace -> why it is not this tenant's
 }
 
 // claimNamespaces judges the spec namespaces and the self-service ones the
 // tenant created. Namespaces of another tenant or that predate Landlord are
 // never taken over.
 func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1.Tenant) (*claims, error) {
-	c := &claims{tenant: tenant, refusals: map[string]string{}}
+	c := &claims{tenant: tenant, refusals: map[string]string{}, terminating: map[string]string{}}
 	for _, name := range tenant.NamespaceNames() {
 		ns := &corev1.Namespace{}
 		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
@@ -68,7 +71,9 @@ func (c *claims) judgeSelfService(labelled []corev1.Namespace) {
 	for _, ns := range labelled {
 		managed := ns.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue
 		switch {
-		case slices.Contains(c.tenant.NamespaceNames(), ns.Name) || !ns.DeletionTimestamp.IsZero():
+		case slices.Contains(c.tenant.NamespaceNames(), ns.Name):
+		case !ns.DeletionTimestamp.IsZero():
+			c.terminating[ns.Name] = terminatingMessage(&ns)
 		case managed && ns.Labels[v1alpha1.OriginLabel] != string(v1alpha1.NamespaceOriginSelfService):
 		case spec == nil && managed:
 			// Left the spec with spec.selfService: released by prune.
@@ -107,6 +112,16 @@ func (c *claims) judgeSelfService(labelled []corev1.Namespace) {
 			c.refusals[ns.Name] = fmt.Sprintf("namespace %s is over the self-service limit of %d", ns.Name, spec.MaxNamespaces)
 		}
 	}
+}
+
+// terminatingMessage says a namespace is being deleted, and what holds it
+// when it is more than Kubernetes' own finalizer.
+func terminatingMessage(ns *corev1.Namespace) string {
+	msg := fmt.Sprintf("namespace %s is terminating", ns.Name)
+	if len(ns.Finalizers) > 0 {
+		msg += ", held by finalizers " + strings.Join(ns.Finalizers, ", ")
+	}
+	return msg
 }
 
 // excessMessage reports adopted namespaces beyond maxNamespaces, or "".
@@ -234,6 +249,9 @@ func (c *claims) status() []v1alpha1.NamespaceStatus {
 		}
 	}
 	selfService = append(selfService, c.adopted...)
+	for name := range c.terminating {
+		selfService = append(selfService, name)
+	}
 	slices.Sort(selfService)
 	for _, name := range selfService {
 		out = append(out, c.namespaceStatus(name, v1alpha1.NamespaceOriginSelfService))
@@ -243,6 +261,9 @@ func (c *claims) status() []v1alpha1.NamespaceStatus {
 
 func (c *claims) namespaceStatus(name string, origin v1alpha1.NamespaceOrigin) v1alpha1.NamespaceStatus {
 	why := c.refusals[name]
+	if msg, ok := c.terminating[name]; ok {
+		why = msg
+	}
 	st := v1alpha1.NamespaceStatus{Name: name, Origin: origin, Ready: why == "", Message: why}
 	if slices.Contains(c.excess, name) {
 		st.Message = fmt.Sprintf("namespace %s is over the self-service limit of %d: kept", name, c.tenant.Spec.SelfService.MaxNamespaces)
@@ -255,7 +276,7 @@ func (c *claims) namespaceStatus(name string, origin v1alpha1.NamespaceOrigin) v
 func (c *claims) conflicts() string {
 	var msgs []string
 	for _, ns := range c.status() {
-		if !ns.Ready {
+		if _, going := c.terminating[ns.Name]; !ns.Ready && !going {
 			msgs = append(msgs, ns.Message)
 		}
 	}
