@@ -13,13 +13,19 @@ var (
 	allVerbs   = append(append([]string{}, readVerbs...), writeVerbs...)
 )
 
-// fluxGroups are the API groups of the Flux controllers a tenant drives.
-var fluxGroups = []string{
-	"source.toolkit.fluxcd.io",
-	"kustomize.toolkit.fluxcd.io",
-	"helm.toolkit.fluxcd.io",
-	"notification.toolkit.fluxcd.io",
-	"image.toolkit.fluxcd.io",
+// fluxResources are the kinds of the Flux controllers a tenant drives, by
+// API group, named one by one: in RBAC a "*" resource takes in the status
+// subresources too, which Flux's controllers trust (an artifact's URL and
+// path) and Landlord folds into the Tenant's status.
+var fluxResources = []struct {
+	group     string
+	resources []string
+}{
+	{"source.toolkit.fluxcd.io", []string{"gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets", "externalartifacts"}},
+	{"kustomize.toolkit.fluxcd.io", []string{"kustomizations"}},
+	{"helm.toolkit.fluxcd.io", []string{"helmreleases"}},
+	{"notification.toolkit.fluxcd.io", []string{"alerts", "providers", "receivers"}},
+	{"image.toolkit.fluxcd.io", []string{"imagerepositories", "imagepolicies", "imageupdateautomations"}},
 }
 
 // ClusterRoles returned by ClusterRoles besides the tenant role.
@@ -56,7 +62,8 @@ func namespaceRole(name string, verbs ...string) *rbacv1.ClusterRole {
 }
 
 // TenantClusterRole is the landlord-tenant ClusterRole: namespace admin,
-// bound per namespace, without write access to the guard rails. It lists
+// bound per namespace, without write access to the guard rails nor to any
+// status. It lists
 // every resource explicitly: quotas, limit ranges and namespaces are read
 // only, and neither serviceaccounts/token nor the impersonate verb is
 // granted, so owners cannot mint the reconciler's tokens or act as it (it
@@ -100,8 +107,12 @@ func tenantRules() []rbacv1.PolicyRule {
 		rule("discovery.k8s.io", readVerbs, "endpointslices"),
 		rule("events.k8s.io", readVerbs, "events"),
 	}
-	for _, g := range fluxGroups {
-		rules = append(rules, rule(g, allVerbs, "*"))
+	for _, g := range fluxResources {
+		status := make([]string, len(g.resources))
+		for i, r := range g.resources {
+			status[i] = r + "/status"
+		}
+		rules = append(rules, rule(g.group, allVerbs, g.resources...), rule(g.group, readVerbs, status...))
 	}
 	return rules
 }

@@ -64,6 +64,15 @@ func TestTenantClusterRoleGuardRails(t *testing.T) {
 		"customresourcedefinitions":    {"create", "apiextensions.k8s.io", "customresourcedefinitions"},
 		"write endpointslices":         {"create", "discovery.k8s.io", "endpointslices"},
 		"approve certificate requests": {"update", "certificates.k8s.io", "certificatesigningrequests/approval"},
+		// Flux's controllers trust their status: an artifact's URL and path.
+		"forge a git artifact":           {"update", "source.toolkit.fluxcd.io", "gitrepositories/status"},
+		"patch an OCI artifact":          {"patch", "source.toolkit.fluxcd.io", "ocirepositories/status"},
+		"forge an external artifact":     {"update", "source.toolkit.fluxcd.io", "externalartifacts/status"},
+		"forge a applied revision":       {"patch", "kustomize.toolkit.fluxcd.io", "kustomizations/status"},
+		"forge a release status":         {"update", "helm.toolkit.fluxcd.io", "helmreleases/status"},
+		"forge a receiver's path":        {"update", "notification.toolkit.fluxcd.io", "receivers/status"},
+		"forge a latest image":           {"patch", "image.toolkit.fluxcd.io", "imagepolicies/status"},
+		"a Flux kind Landlord lists not": {"create", "source.toolkit.fluxcd.io", "someday"},
 	}
 	for name, c := range denied {
 		if grants(role, c.verb, c.group, c.resource) {
@@ -97,6 +106,7 @@ func TestTenantClusterRoleGuardRails(t *testing.T) {
 		"create gitrepositories": {"create", "source.toolkit.fluxcd.io", "gitrepositories"},
 		"create alerts":          {"create", "notification.toolkit.fluxcd.io", "alerts"},
 		"create imagepolicies":   {"create", "image.toolkit.fluxcd.io", "imagepolicies"},
+		"read a source's status": {"get", "source.toolkit.fluxcd.io", "gitrepositories/status"},
 	}
 	for name, c := range allowed {
 		if !grants(role, c.verb, c.group, c.resource) {
