@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -98,13 +99,44 @@ func permissions(t *v1alpha1.Tenant, neighbour string) []permission {
 		on("delete", "", "resourcequotas", home, false),
 		on("update", "", "limitranges", home, false),
 	}
-	update := on("update", "", "namespaces", "", false)
-	update.attrs.Name = home
+	// Whatever may not be updated may not be patched either.
+	for _, p := range slices.Clone(ps) {
+		if p.attrs.Verb == "update" && !p.want {
+			patch := p
+			patch.attrs.Verb = "patch"
+			ps = append(ps, patch)
+		}
+	}
+	for _, verb := range []string{"update", "patch"} {
+		// Self-service grants patch on namespaces, as Flux applies them
+		// server-side; the guard confines it, which the escapes prove.
+		if verb == "update" || t.Spec.SelfService == nil {
+			home := on(verb, "", "namespaces", "", false)
+			home.attrs.Name = t.HomeNamespace()
+			ps = append(ps, home)
+		}
+		// Flux's controllers trust their objects' status, and Landlord
+		// folds it into the Tenant's.
+		for _, s := range fluxStatus {
+			status := on(verb, s.group, s.resource, t.HomeNamespace(), false)
+			status.attrs.Subresource = "status"
+			ps = append(ps, status)
+		}
+	}
 	deleteHome := on("delete", "", "namespaces", "", false)
 	deleteHome.attrs.Name = home
 	token := on("create", "", "serviceaccounts", home, false)
 	token.attrs.Subresource = "token"
-	return append(ps, update, deleteHome, token)
+	return append(ps, deleteHome, token, on("impersonate", "", "users", "", false), on("impersonate", "", "groups", "", false))
+}
+
+// fluxStatus are the Flux kinds whose status the audit proves read-only.
+var fluxStatus = []struct{ group, resource string }{
+	{"source.toolkit.fluxcd.io", "gitrepositories"},
+	{"source.toolkit.fluxcd.io", "ocirepositories"},
+	{"source.toolkit.fluxcd.io", "externalartifacts"},
+	{"kustomize.toolkit.fluxcd.io", "kustomizations"},
+	{"helm.toolkit.fluxcd.io", "helmreleases"},
 }
 
 // access asks the authorizer every permission of every tenant identity.

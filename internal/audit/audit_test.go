@@ -113,6 +113,8 @@ func TestAudit(t *testing.T) {
 		"reconciler may not create clusterrolebindings.rbac.authorization.k8s.io cluster-wide",
 		"reconciler may not create deployments.apps in plum-apps",
 		"reconciler may not update namespaces teal-apps cluster-wide",
+		"reconciler may not patch gitrepositories/status.source.toolkit.fluxcd.io in teal-apps",
+		"reconciler may not patch resourcequotas in teal-apps",
 	} {
 		if !strings.Contains(failed, want) {
 			t.Errorf("no FAIL %q among:\n%s", want, failed)
