@@ -67,7 +67,7 @@ func Evaluate(req Request, tenants Tenants) field.ErrorList {
 
 // evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
 // tests vary opt-ins without a Tenant per case.
-func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
+func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) (result field.ErrorList) {
 	if frozen := released(req, tenants); len(frozen) > 0 {
 		return frozen
 	}
@@ -90,6 +90,11 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	if !who.platform {
 		errs = append(errs, managed(req)...)
 	}
+	if who.tenant != nil && who.tenant.Name != owner.Name {
+		// Appended last: the content rules name what is wrong with the
+		// object, this one who may not write it there at all.
+		defer func() { result = append(result, foreignTenant(req.Namespace, who.tenant, owner)...) }()
+	}
 	if req.Operation == admissionv1.Delete || req.Object == nil {
 		return errs
 	}
@@ -102,6 +107,14 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 		found = ratchet(found, content(req.OldObject, s), req.Object, req.OldObject)
 	}
 	return append(errs, found...)
+}
+
+// foreignTenant is rule LL028: a tenant identity writes in its own
+// tenant's namespaces only, whatever RBAC a platform mistake or an extra
+// cluster role gave it.
+func foreignTenant(ns string, writer, owner *v1alpha1.Tenant) field.ErrorList {
+	return field.ErrorList{forbidden(ruleForeignTenant, field.NewPath("metadata", "namespace"),
+		"namespace "+ns+" is tenant "+owner.Name+"'s and the writer acts for tenant "+writer.Name+"; allowed: "+quoteList(namespacesOf(writer)))}
 }
 
 // namespaceFocus is the tenant a Namespace write concerns: its holder, or
@@ -211,7 +224,7 @@ var Rules = []Rule{
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
 	ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
-	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches,
+	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant,
 }
 
 var (
@@ -232,6 +245,7 @@ var (
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
 	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
 	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
+	ruleForeignTenant    = Rule{"LL028", "foreign-tenant-write", "a tenant identity writes only in its own tenant's namespaces, whatever RBAC it was given by mistake or by an extra cluster role"}
 	ruleUnheld           = Rule{"LL026", "unheld-namespace", "a namespace labelled for a tenant that does not hold it is frozen, so that a cache miss or a deleted tenant never opens it"}
 )
 

@@ -290,6 +290,11 @@ var testCases = map[string]testCase{
 			k.Spec.Path = "./other"
 		}))},
 
+	// LL028: a tenant identity RBAC lets into another tenant's namespace.
+	"ops reconciler writes in dev-team's namespace": {req: create(opsReconciler, "apps", newConfigMap(metav1.ObjectMeta{Namespace: "apps", Name: "settings"})), want: "LL028"},
+	"ops owner deletes in dev-team's namespace":     {req: remove(authenticationv1.UserInfo{Username: "alice"}, "apps", newConfigMap(metav1.ObjectMeta{Namespace: "apps", Name: "settings"})), want: "LL028"},
+	"ops reconciler writes in its own namespace":    {req: create(opsReconciler, "ops", newConfigMap(metav1.ObjectMeta{Namespace: "ops", Name: "settings"}))},
+
 	// LL026: a namespace labelled for a tenant nobody holds it for is frozen.
 	"write in a namespace claimed but not held": {req: create(reconciler, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"})), want: "LL026"},
 	"platform write in a namespace not held":    {req: create(masters, "orphan", newConfigMap(metav1.ObjectMeta{Namespace: "orphan", Name: "settings"}))},

@@ -55,6 +55,10 @@ func TestAttacksTenancy(t *testing.T) {
 		ownConfig: {as: "leaky", do: create(config("blue-apps"))},
 		"config map in a namespace labelled for a deleted tenant": {as: "leaky", do: create(config("ghost-apps")), want: "LL026", near: ownConfig},
 		"platform admin writes in a namespace nobody holds":       {as: "platform", do: create(config("ghost-apps"))},
+		// Mallory's cluster-admin lets RBAC through; the guard holds her
+		// to blue's namespaces.
+		"config map in another tenant's namespace":  {as: "leaky", do: create(config("red-apps")), want: "LL028", near: ownConfig},
+		"delete another tenant's managed variables": {as: "leaky", do: remove(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "red-apps", Name: "tenant-vars"}}), want: "LL010", near: ownConfig},
 		platformPSA: {as: "platform", do: mutate(ns("blue-jobs"), privileged)},
 		// Mallory is cluster-admin too, but no platform admin: an owner.
 		"owner who is cluster-admin relaxes pod security": {as: "leaky", do: mutate(ns("blue-jobs"), privileged), want: "LL009", near: platformPSA},
