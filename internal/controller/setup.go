@@ -6,6 +6,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -78,6 +79,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// A deleted or edited guard rail maps back to its Tenant at once. The
 	// watches share the typed informers the reconciler reads, so an event
 	// never arrives before the cache it leads to has the object.
+	// A ClusterRole a Tenant binds is judged again when it changes.
+	b = b.Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(r.tenantsBinding))
 	for _, kind := range fluxKinds {
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf))
 	}

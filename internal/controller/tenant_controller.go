@@ -83,6 +83,15 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	log := ctrl.LoggerFrom(ctx)
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
 
+	refused, err := r.judgeRoles(ctx, tenant)
+	if err != nil {
+		return r.fail(tenant, "RoleRefused", err)
+	}
+	if refused != "" {
+		// Not requeued: a change of the ClusterRole or the Tenant wakes it.
+		r.stall(tenant, "RoleRefused", errors.New(refused))
+		return ctrl.Result{}, nil
+	}
 	claims, err := r.claimNamespaces(ctx, tenant)
 	if err != nil {
 		return r.fail(tenant, "NamespaceError", err)

@@ -223,7 +223,7 @@ var Rules = []Rule{
 	ruleWorkloadIdentity, ruleNotification, ruleImageAutomation, ruleSources,
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
-	ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
+	ruleRoleGrants, ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
 	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant,
 }
 
@@ -245,6 +245,7 @@ var (
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
 	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
 	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
+	ruleRoleGrants       = Rule{"LL018", "role-grants", "the roles a Tenant binds are judged by the rules they grant: token creation, impersonation, escalate and bind, and cluster-wide secrets, kubelets and writes, hand a tenant other identities"}
 	ruleForeignTenant    = Rule{"LL028", "foreign-tenant-write", "a tenant identity writes only in its own tenant's namespaces, whatever RBAC it was given by mistake or by an extra cluster role"}
 	ruleUnheld           = Rule{"LL026", "unheld-namespace", "a namespace labelled for a tenant that does not hold it is frozen, so that a cache miss or a deleted tenant never opens it"}
 )
