@@ -89,7 +89,7 @@ func serviceAccountRequired(p *field.Path, name string, s scope) field.ErrorList
 	if name != "" {
 		return nil
 	}
-	return field.ErrorList{field.Required(p, ruleServiceAccount.ID+": Flux must impersonate a service account of namespace "+s.ns+
+	return field.ErrorList{required(ruleServiceAccount, p, "Flux must impersonate a service account of namespace "+s.ns+
 		"; allowed: the tenant's reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" or another service account of "+s.ns)}
 }
 
@@ -170,9 +170,9 @@ func ifWorkloadIdentity(s scope, allowed, otherwise string) string {
 // (--sops-age-secret), which decrypt the platform's secrets too.
 func decryption(p *field.Path, d *kustomizev1.Decryption, s scope) field.ErrorList {
 	if d.SecretRef == nil && d.ServiceAccountName == "" {
-		return field.ErrorList{field.Required(p.Child("secretRef"), ruleWorkloadIdentity.ID+
-			": decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace "+s.ns+
-			ifWorkloadIdentity(s, ", or a serviceAccountName of namespace "+s.ns, ""))}
+		return field.ErrorList{required(ruleWorkloadIdentity, p.Child("secretRef"),
+			"decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace "+s.ns+
+				ifWorkloadIdentity(s, ", or a serviceAccountName of namespace "+s.ns, ""))}
 	}
 	return serviceAccountIdentity(s, p.Child("serviceAccountName"), d.ServiceAccountName)
 }
@@ -186,10 +186,10 @@ var cloudNotifiers = []string{"azureeventhub", "azuredevops", "googlepubsub"}
 func notificationProvider(p *notificationv1beta3.Provider, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
 	if slices.Contains(cloudNotifiers, p.Spec.Type) && p.Spec.ServiceAccountName == "" {
-		return field.ErrorList{field.Required(spec.Child("serviceAccountName"), ruleWorkloadIdentity.ID+
-			": provider type "+p.Spec.Type+" without a serviceAccountName authenticates as notification-controller itself; allowed: "+
-			ifWorkloadIdentity(s, "a serviceAccountName of namespace "+s.ns, "none: tenant "+s.tenant.Name+" may not use workload identity")+
-			"; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret")}
+		return field.ErrorList{required(ruleWorkloadIdentity, spec.Child("serviceAccountName"),
+			"provider type "+p.Spec.Type+" without a serviceAccountName authenticates as notification-controller itself; allowed: "+
+				ifWorkloadIdentity(s, "a serviceAccountName of namespace "+s.ns, "none: tenant "+s.tenant.Name+" may not use workload identity")+
+				"; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret")}
 	}
 	return serviceAccountIdentity(s, spec.Child("serviceAccountName"), p.Spec.ServiceAccountName)
 }

@@ -91,8 +91,8 @@ func mayWrite(t, owner *v1alpha1.Tenant, name string, op admissionv1.Operation) 
 // NotFound: the guard answers it as the apiserver answers for a name that
 // does not exist, so that whether it exists stays unknown to the tenant.
 func hidden(name string, t *v1alpha1.Tenant) *field.Error {
-	return &field.Error{Type: field.ErrorTypeNotFound, Field: "metadata.name", BadValue: name,
-		Detail: ruleNamespaces.ID + ": namespace " + name + " is not a namespace of tenant " + t.Name + "; allowed: " + quoteList(namespacesOf(t))}
+	return (&field.Error{Type: field.ErrorTypeNotFound, Field: "metadata.name", BadValue: name,
+		Detail: ruleNamespaces.ID + ": namespace " + name + " is not a namespace of tenant " + t.Name + "; allowed: " + quoteList(namespacesOf(t))}).WithOrigin(ruleNamespaces.ID)
 }
 
 // Hidden reports whether errs deny a namespace as if it did not exist:

@@ -4,7 +4,7 @@
 package policy
 
 import (
-	"strings"
+	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -250,14 +250,23 @@ var (
 	ruleUnheld           = Rule{"LL026", "unheld-namespace", "a namespace labelled for a tenant that does not hold it is frozen, so that a cache miss or a deleted tenant never opens it"}
 )
 
+// The constructors below are the only makers of violations: each carries
+// its rule's id in Origin, where RuleID reads it, and at the head of its
+// message, where people read it.
+
 // forbidden is a violation of rule r at p; detail names the allowed values.
 func forbidden(r Rule, p *field.Path, detail string) *field.Error {
-	return field.Forbidden(p, r.ID+": "+detail)
+	return field.Forbidden(p, r.ID+": "+detail).WithOrigin(r.ID)
+}
+
+// required is a violation of rule r by a field missing at p.
+func required(r Rule, p *field.Path, detail string) *field.Error {
+	return field.Required(p, r.ID+": "+detail).WithOrigin(r.ID)
 }
 
 // invalid is a violation of rule r by value v at p.
 func invalid(r Rule, p *field.Path, v any, detail string) *field.Error {
-	return field.Invalid(p, v, r.ID+": "+detail)
+	return field.Invalid(p, v, r.ID+": "+detail).WithOrigin(r.ID)
 }
 
 // notSupported is a violation of rule r by value v at p, allowed listing
@@ -265,19 +274,14 @@ func invalid(r Rule, p *field.Path, v any, detail string) *field.Error {
 func notSupported(r Rule, p *field.Path, v any, detail string, allowed []string) *field.Error {
 	e := field.NotSupported(p, v, allowed)
 	e.Detail = r.ID + ": " + detail + "; " + e.Detail
-	return e
+	return e.WithOrigin(r.ID)
 }
 
-// RuleID extracts the rule id from a *field.Error produced by Evaluate, ""
-// for any other error.
+// RuleID is the id of the rule a violation of Evaluate breaks, "" for any
+// other error.
 func RuleID(err *field.Error) string {
-	if err == nil {
+	if err == nil || !slices.ContainsFunc(Rules, func(r Rule) bool { return r.ID == err.Origin }) {
 		return ""
 	}
-	id, _, ok := strings.Cut(err.Detail, ":")
-	digits, ok2 := strings.CutPrefix(id, "LL")
-	if !ok || !ok2 || len(digits) != 3 || strings.Trim(digits, "0123456789") != "" {
-		return ""
-	}
-	return id
+	return err.Origin
 }

@@ -70,8 +70,8 @@ func containerResources(containers []corev1.Container, p *field.Path) field.Erro
 		}{{"requests", c.Resources.Requests}, {"limits", c.Resources.Limits}} {
 			for _, r := range requiredResources {
 				if _, ok := kind.list[r]; !ok {
-					errs = append(errs, field.Required(res.Child(kind.name).Key(string(r)),
-						ruleResources.ID+": the tenant requires cpu and memory requests and limits on every container; allowed: any quantity"))
+					errs = append(errs, required(ruleResources, res.Child(kind.name).Key(string(r)),
+						"the tenant requires cpu and memory requests and limits on every container; allowed: any quantity"))
 				}
 			}
 		}
