@@ -179,7 +179,7 @@ func TestTenantCreateWaitStalled(t *testing.T) {
 	t.Parallel()
 	startLandlord(t)
 	_, _, err := landlordLive("tenant", "create", "stalled", "--namespace", "stalled", "--quota", "foo=1", "--wait", "--timeout", "3m")
-	want := "tenant/stalled is stalled until its spec changes: InvalidSpec: applying ResourceQuota stalled/landlord-quota: "
+	want := "tenant/stalled is stalled until its spec changes: InvalidSpec: creating ResourceQuota stalled/landlord-quota: "
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v\nwant it to start %q", err, want)
 	}
