@@ -11,24 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
-
-// syncing are the Flux kinds that act while spec.suspend is false.
-var syncing = []schema.GroupVersionKind{
-	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
-	{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "OCIRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmChart"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "Bucket"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageRepository"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageUpdateAutomation"},
-}
 
 // released checks each namespace a tenant released (landlord.dev/released),
 // of the named tenants or, with none named, of any: no RoleBinding lets an
@@ -82,7 +69,7 @@ func (a *Auditor) releasedProblems(ctx context.Context, ns, by string) ([]string
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("reading service account %s/%s: %w", ns, reconciler, err)
 	}
-	for _, gvk := range syncing {
+	for _, gvk := range lockdown.Suspendable {
 		objects := &unstructured.UnstructuredList{}
 		objects.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		err := a.Client.List(ctx, objects, client.InNamespace(ns))

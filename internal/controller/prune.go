@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
 // objectID identifies an object across kinds.
@@ -147,19 +148,6 @@ func isFlux(o ownedObject) bool {
 	return strings.HasSuffix(o.id.kind.Group, ".toolkit.fluxcd.io")
 }
 
-// suspendable are the Flux kinds whose spec.suspend stops them syncing.
-var suspendable = []schema.GroupVersionKind{
-	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
-	{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "OCIRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmChart"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "Bucket"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageRepository"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageUpdateAutomation"},
-}
-
 // +kubebuilder:rbac:groups=helm.toolkit.fluxcd.io,resources=helmreleases,verbs=list;patch
 // +kubebuilder:rbac:groups=source.toolkit.fluxcd.io,resources=ocirepositories;helmrepositories;helmcharts;buckets,verbs=list;patch
 // +kubebuilder:rbac:groups=image.toolkit.fluxcd.io,resources=imagerepositories;imageupdateautomations,verbs=list;patch
@@ -169,7 +157,7 @@ var suspendable = []schema.GroupVersionKind{
 // Kustomization also stops pruning, so that whoever deletes it later
 // deletes nothing it applied; a suspended HelmRelease is not uninstalled.
 func (r *TenantReconciler) suspendFlux(ctx context.Context, namespace string) error {
-	for _, gvk := range suspendable {
+	for _, gvk := range lockdown.Suspendable {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		err := r.APIReader.List(ctx, list, client.InNamespace(namespace))
