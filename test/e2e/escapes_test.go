@@ -209,6 +209,33 @@ spec:
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "fleet"}},
 		},
 		{
+			name: "Kustomization decrypting with kustomize-controller's keys",
+			files: objectFile(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: secrets
+  namespace: rogue
+spec:
+  interval: 1m
+  path: ./
+  prune: true
+  serviceAccountName: rogue
+  sourceRef:
+    kind: GitRepository
+    name: rogue
+  decryption:
+    provider: sops
+`),
+			want:  []string{`Kustomization/rogue/secrets dry-run failed`, `denied the request`, `spec.decryption.secretRef`, `LL005: decryption without keys of its own uses kustomize-controller's keys`},
+			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "secrets"}},
+		},
+		{
+			name:  "ExternalName Service proxying into another tenant",
+			files: objectFile("apiVersion: v1\nkind: Service\nmetadata:\n  name: tunnel\n  namespace: rogue\nspec:\n  type: ExternalName\n  externalName: web." + victim + ".svc.cluster.local\n"),
+			want:  []string{`Service/rogue/tunnel dry-run failed (LL021)`, `denied the request`},
+			never: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "tunnel"}},
+		},
+		{
 			name: "Kustomization with kubeConfig",
 			files: objectFile(`apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
