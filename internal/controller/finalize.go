@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,14 +32,21 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 	if err != nil {
 		return r.finalizing(tenant, err)
 	}
+	letGo := false
 	for _, ns := range namespaces {
 		heir, err := r.heir(ctx, tenant, ns.obj.GetName())
 		if err == nil && (heir != nil || keepsData(tenant, ns.obj)) && ns.obj.GetDeletionTimestamp() == nil {
 			err = r.letGo(ctx, tenant, ns, heir)
+			letGo = true
 		}
 		if err != nil {
 			return r.finalizing(tenant, err)
 		}
+	}
+	if letGo {
+		// The cache still shows them as the tenant's: the next pass, not
+		// this one, deletes what is left.
+		return r.finalizing(tenant, nil)
 	}
 	for _, kinds := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)} {
 		if waiting, err := r.removeStage(ctx, tenant, kinds); waiting || err != nil {
@@ -63,6 +71,12 @@ func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Ten
 		return false, err
 	}
 	for _, o := range objects {
+		if keep, err := r.letGoLive(ctx, tenant, o); keep || err != nil {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
 		if err := r.remove(ctx, o); err != nil {
 			return false, err
 		}
@@ -78,4 +92,20 @@ func (r *TenantReconciler) finalizing(tenant *v1alpha1.Tenant, err error) (ctrl.
 		return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
 	}
 	return ctrl.Result{RequeueAfter: deletionRequeue}, nil
+}
+
+// letGoLive reports a namespace the cache still shows as the tenant's that
+// the API server has it released or handed over: never deleted on a stale
+// read.
+func (r *TenantReconciler) letGoLive(ctx context.Context, tenant *v1alpha1.Tenant, o ownedObject) (bool, error) {
+	if _, isNamespace := o.obj.(*corev1.Namespace); !isNamespace {
+		return false, nil
+	}
+	live := &corev1.Namespace{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(o.obj), live); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	labels := live.Labels
+	return labels[v1alpha1.TenantLabel] != tenant.Name || labels[v1alpha1.ReleasedLabel] != "" ||
+		labels[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue, nil
 }
