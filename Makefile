@@ -71,6 +71,15 @@ test: tools flux-tools
 demo: tools flux-tools build
 	$(BIN)/landlord dev up --demo --dir .landlord
 
+## bench: provisioning, the idle controller, admission and lint beside their baselines (BENCH_FLAGS="-tenants 5000 -only p1")
+.PHONY: bench
+bench: tools flux-tools build $(BIN)/kubectl
+	go run ./hack/bench -bin $(BIN) $(BENCH_FLAGS)
+
+# The seeds' way of provisioning, the baseline bench compares with.
+$(BIN)/kubectl: $(TOOLS_MOD)
+	go build -C hack/tools -o $@ k8s.io/kubernetes/cmd/kubectl
+
 ## lint: gofmt, go vet and generated code in sync
 .PHONY: lint
 lint: generate
