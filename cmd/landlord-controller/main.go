@@ -25,7 +25,10 @@ func main() {
 	if hooks.Namespace == "" {
 		hooks.Namespace = "landlord-system"
 	}
+	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "", "address of the net/http/pprof endpoints; empty disables them")
 	flag.IntVar(&hooks.Port, "webhook-port", 0, "port of the admission webhooks; 0 disables them")
+	flag.StringVar(&hooks.Host, "webhook-host", "", "address the admission webhooks listen on; all addresses when empty")
+	flag.StringVar(&hooks.URLBase, "webhook-url-base", "", "https://host:port the API server calls the webhooks at, out of cluster; the in-cluster Service when empty")
 	flag.StringVar(&hooks.CertDir, "webhook-cert-dir", "", "directory of the webhook serving certificate; controller-runtime's default when empty")
 	flag.BoolVar(&hooks.CertManager, "cert-manager", false, "leave the webhook certificate and caBundle to cert-manager")
 	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")

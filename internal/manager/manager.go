@@ -36,6 +36,9 @@ type Options struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz; "0" disables it.
 	HealthAddr string
+	// PprofAddr serves net/http/pprof, to profile under load; empty
+	// disables it.
+	PprofAddr string
 	// LeaderElection makes one replica of several the active one.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the lease; defaults to the pod's.
@@ -70,6 +73,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Cache:                   cache.Options{ByObject: controller.CacheByObject()},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.HealthAddr,
+		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "landlord-controller.landlord.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
