@@ -82,7 +82,7 @@ func (a *Auditor) renderedObjects(ctx context.Context, t *v1alpha1.Tenant) (Chec
 			selfService = append(selfService, ns.Name)
 		}
 	}
-	desired, err := render.Objects(t, selfService...)
+	desired, err := render.Objects(t, render.Holdings{SelfService: selfService})
 	if err != nil {
 		c.Result, c.Detail = Skip, "the spec does not render: "+err.Error()
 		return c, nil

@@ -221,7 +221,7 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 
 // printRender writes the Tenant's objects as a multi-document YAML stream.
 func printRender(w io.Writer, t *v1alpha1.Tenant) error {
-	objects, err := render.Objects(t)
+	objects, err := render.Objects(t, render.Holdings{})
 	if err != nil {
 		return err
 	}

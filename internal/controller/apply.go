@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // foreignObject is a desired object whose name something other than
@@ -32,27 +32,56 @@ func (f foreignObject) String() string {
 	return fmt.Sprintf("%s %s/%s", gvk.Kind, f.obj.GetNamespace(), f.obj.GetName())
 }
 
-// convergeAll converges the reconciler service accounts first: where one
-// is another writer's, no binding may name it, or whoever made it would act
-// as the tenant's reconciler. Then it converges everything else.
-func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Tenant, objects []client.Object) ([]foreignObject, error) {
-	var accounts, rest []client.Object
-	for _, obj := range objects {
-		if _, ok := obj.(*corev1.ServiceAccount); ok {
-			accounts = append(accounts, obj)
-		} else {
-			rest = append(rest, obj)
+// convergeAll converges in stages: the namespaces, then the service
+// accounts in them. Where an account is another writer's, the render is
+// made again without it in any binding, or whoever made it would act as
+// the tenant's reconciler. Then everything else. It returns what it
+// converged.
+func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Tenant, h render.Holdings, objects []client.Object) ([]client.Object, []foreignObject, error) {
+	foreign, err := r.converge(ctx, tenant, stage(objects, namespaces))
+	if err != nil {
+		return objects, foreign, err
+	}
+	refused, err := r.converge(ctx, tenant, stage(objects, accounts))
+	foreign = append(foreign, refused...)
+	if err != nil {
+		return objects, foreign, err
+	}
+	if len(refused) > 0 {
+		for _, f := range refused {
+			h.ForeignAccounts = append(h.ForeignAccounts, client.ObjectKeyFromObject(f.obj))
+		}
+		if objects, err = render.Objects(tenant, h); err != nil {
+			return objects, foreign, err
 		}
 	}
-	foreign, err := r.converge(ctx, tenant, accounts)
-	if err != nil {
-		return foreign, err
+	more, err := r.converge(ctx, tenant, stage(objects, rest))
+	return objects, append(foreign, more...), err
+}
+
+// Stages of convergeAll.
+const (
+	namespaces = iota
+	accounts
+	rest
+)
+
+// stage returns the objects of one stage, in render order.
+func stage(objects []client.Object, want int) []client.Object {
+	var out []client.Object
+	for _, obj := range objects {
+		s := rest
+		switch obj.(type) {
+		case *corev1.Namespace:
+			s = namespaces
+		case *corev1.ServiceAccount:
+			s = accounts
+		}
+		if s == want {
+			out = append(out, obj)
+		}
 	}
-	for _, f := range foreign {
-		withoutSubject(rest, f.obj.GetNamespace(), f.obj.GetName())
-	}
-	more, err := r.converge(ctx, tenant, rest)
-	return append(foreign, more...), err
+	return out
 }
 
 // notAdopted says which objects were refused, or "" for none.
@@ -129,6 +158,11 @@ func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, 
 			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 		}
 		return nil
+	}
+	if _, isNamespace := desired.(*corev1.Namespace); isNamespace {
+		// Lost a race for the name, or the cache lags: claimNamespaces
+		// judges it on the next pass.
+		return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 	}
 	live := desired.DeepCopyObject().(client.Object)
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
@@ -239,21 +273,4 @@ func contains(have, want any) bool {
 		return true
 	}
 	return reflect.DeepEqual(have, want)
-}
-
-// withoutSubject drops a service account from every binding's subjects.
-func withoutSubject(objects []client.Object, namespace, name string) {
-	drop := func(subjects []rbacv1.Subject) []rbacv1.Subject {
-		return slices.DeleteFunc(subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == name
-		})
-	}
-	for _, obj := range objects {
-		switch b := obj.(type) {
-		case *rbacv1.RoleBinding:
-			b.Subjects = drop(b.Subjects)
-		case *rbacv1.ClusterRoleBinding:
-			b.Subjects = drop(b.Subjects)
-		}
-	}
 }

@@ -7,19 +7,17 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // claims records which namespaces this tenant may manage.
 type claims struct {
 	tenant  *v1alpha1.Tenant
-	missing []string // spec namespaces to create
 	adopted []string // self-service namespaces the tenant holds
 	excess  []string // adopted ones beyond a lowered maxNamespaces, kept
 	// terminating are the tenant's self-service namespaces being deleted:
@@ -38,7 +36,7 @@ func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1
 		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
 		switch {
 		case apierrors.IsNotFound(err):
-			c.missing = append(c.missing, name)
+			// Created with the render, never applied onto another's.
 		case err != nil:
 			return nil, fmt.Errorf("reading namespace %s: %w", name, err)
 		default:
@@ -161,33 +159,6 @@ func keepsData(tenant *v1alpha1.Tenant, ns client.Object) bool {
 	return tenant.Retains() || selfService && tenant.DeletionTimestamp.IsZero()
 }
 
-// createMissing creates the spec namespaces that do not exist yet. Create,
-// not apply, makes two tenants racing for one name safe: one gets it.
-func (r *TenantReconciler) createMissing(ctx context.Context, c *claims) error {
-	for _, name := range c.missing {
-		if err := r.createNamespace(ctx, c.tenant, name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r *TenantReconciler) createNamespace(ctx context.Context, tenant *v1alpha1.Tenant, name string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: name,
-		Labels: map[string]string{
-			v1alpha1.TenantLabel:    tenant.Name,
-			v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue,
-			v1alpha1.OriginLabel:    string(v1alpha1.NamespaceOriginPlatform),
-		},
-	}}
-	if err := r.Create(ctx, ns, client.FieldOwner(FieldOwner)); err != nil {
-		// Lost a race, or the cache lags: judge it on the next pass.
-		return fmt.Errorf("creating namespace %s: %w", name, err)
-	}
-	return nil
-}
-
 // refusal says why an existing namespace is not the tenant's, or "".
 func refusal(tenant *v1alpha1.Tenant, ns *corev1.Namespace) string {
 	owner := ns.Labels[v1alpha1.TenantLabel]
@@ -203,36 +174,14 @@ func refusal(tenant *v1alpha1.Tenant, ns *corev1.Namespace) string {
 	}
 }
 
-// filter drops the render's objects inside or for refused namespaces.
-func (c *claims) filter(objects []client.Object) []client.Object {
-	kept := objects[:0:0]
-	for _, obj := range objects {
-		ns := obj.GetNamespace()
-		if _, isNamespace := obj.(*corev1.Namespace); isNamespace {
-			ns = obj.GetName()
-		}
-		if _, refused := c.refusals[ns]; refused {
-			continue
-		}
-		switch b := obj.(type) {
-		case *rbacv1.RoleBinding:
-			b.Subjects = c.heldSubjects(b.Subjects)
-		case *rbacv1.ClusterRoleBinding:
-			b.Subjects = c.heldSubjects(b.Subjects)
-		}
-		kept = append(kept, obj)
+// holdings is what the render needs to know of the tenant's namespaces.
+func (c *claims) holdings() render.Holdings {
+	h := render.Holdings{SelfService: c.adopted}
+	for name := range c.refusals {
+		h.Refused = append(h.Refused, name)
 	}
-	return kept
-}
-
-// heldSubjects drops the service accounts of namespaces the tenant does
-// not hold: whoever holds them could otherwise make an account of that
-// name and act as the tenant.
-func (c *claims) heldSubjects(subjects []rbacv1.Subject) []rbacv1.Subject {
-	return slices.DeleteFunc(subjects, func(s rbacv1.Subject) bool {
-		_, refused := c.refusals[s.Namespace]
-		return s.Kind == rbacv1.ServiceAccountKind && refused
-	})
+	slices.Sort(h.Refused)
+	return h
 }
 
 // status lists the tenant's namespaces, assigned ones first, with their

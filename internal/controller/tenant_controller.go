@@ -96,20 +96,16 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if err != nil {
 		return r.fail(tenant, "NamespaceError", err)
 	}
-	objects, err := render.Objects(tenant, claims.adopted...)
+	holdings := claims.holdings()
+	objects, err := render.Objects(tenant, holdings)
 	if err != nil {
 		r.stall(tenant, "InvalidSpec", err)
 		return ctrl.Result{}, nil
 	}
-	if err := r.createMissing(ctx, claims); err != nil {
-		return r.fail(tenant, "NamespaceError", err)
-	}
-	objects = claims.filter(objects)
 	if err := r.ensureTemplatesNamespace(ctx, objects); err != nil {
 		return r.fail(tenant, "NamespaceError", err)
 	}
-
-	foreign, err := r.convergeAll(ctx, tenant, objects)
+	objects, foreign, err := r.convergeAll(ctx, tenant, holdings, objects)
 	if err != nil {
 		if apierrors.IsInvalid(err) {
 			r.stall(tenant, "InvalidSpec", err)

@@ -143,7 +143,7 @@ func TestTenantProvisionsEveryRenderedObject(t *testing.T) {
 	create(t, tenant)
 	t.Cleanup(func() { deleteTenant(t, tenant.Name) })
 
-	want, err := render.Objects(tenant)
+	want, err := render.Objects(tenant, render.Holdings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestTenantDeletion(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = k8s.Delete(ctx, foreign) })
 
-			rendered, err := render.Objects(tenant)
+			rendered, err := render.Objects(tenant, render.Holdings{})
 			if err != nil {
 				t.Fatal(err)
 			}

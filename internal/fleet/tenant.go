@@ -70,7 +70,7 @@ func NewTenant(o TenantOptions) (*v1alpha1.Tenant, error) {
 		}
 		t.Spec.Sources = []v1alpha1.Source{{Name: o.Name, Git: git, Path: o.Path}}
 	}
-	if _, err := render.Objects(t); err != nil {
+	if _, err := render.Objects(t, render.Holdings{}); err != nil {
 		return nil, err
 	}
 	return t, nil

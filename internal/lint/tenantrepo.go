@@ -98,7 +98,7 @@ func gitSource(t *v1alpha1.Tenant, name string) (int, error) {
 // substituted, in its target namespace, as the tenant's reconciler.
 func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int) error {
 	t := to.tenant
-	objects, err := render.Objects(t)
+	objects, err := render.Objects(t, render.Holdings{})
 	if err != nil {
 		l.add(to.object.repo.finding(RuleSchema, to.object.file, to.object.line("spec"), "tenant "+t.Name+" does not render: "+err.Error()))
 		return nil

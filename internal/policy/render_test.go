@@ -14,7 +14,7 @@ import (
 // applies for a tenant, and denies a tenant changing any of it.
 func TestRenderedObjectsAllowed(t *testing.T) {
 	tenant := testTenants.tenants[0]
-	objects, err := render.Objects(tenant, testTenants.selfService[tenant.Name]...)
+	objects, err := render.Objects(tenant, render.Holdings{SelfService: testTenants.selfService[tenant.Name]})
 	if err != nil {
 		t.Fatal(err)
 	}

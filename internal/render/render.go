@@ -36,9 +36,9 @@ const (
 	SourceTemplate = "template"
 )
 
-// Objects renders every object a Tenant needs, typed, with labels set.
-// selfService names the namespaces the tenant created itself that the
-// controller adopts; they get the guard rails of assigned ones.
+// Objects renders every object a Tenant needs, typed, with labels set,
+// given what the tenant holds on the cluster: the result is exactly what
+// the controller applies.
 //
 // The order is fixed: Namespaces in spec order, then the self-service ones;
 // then per namespace its ServiceAccount, RoleBindings, ResourceQuota,
@@ -48,18 +48,18 @@ const (
 // binding in each tenant namespace; then per source its GitRepository and
 // Kustomization. No object carries an ownerReference: the controller
 // decides ownership.
-func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error) {
+func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	errs := validate(t)
-	errs = append(errs, validateSelfService(t, selfService)...)
+	errs = append(errs, validateSelfService(t, h.SelfService)...)
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	all := append(t.NamespaceNames(), selfService...)
+	all := h.namespaces(t)
 	var objects []client.Object
 	for _, ns := range t.Spec.Namespaces {
 		objects = append(objects, namespace(t, ns.Name, v1alpha1.NamespaceOriginPlatform))
 	}
-	for _, ns := range selfService {
+	for _, ns := range h.SelfService {
 		objects = append(objects, namespace(t, ns, v1alpha1.NamespaceOriginSelfService))
 	}
 	for _, ns := range all {
@@ -69,7 +69,7 @@ func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error)
 		objects = append(objects, clusterRoleBinding(t, role))
 	}
 	if t.Spec.SelfService != nil {
-		objects = append(objects, selfServiceBindings(t, all, selfService)...)
+		objects = append(objects, selfServiceBindings(t, all, h.SelfService)...)
 	}
 	if hasTemplates(t) {
 		objects = append(objects, templateAccess(t, all)...)
@@ -77,7 +77,7 @@ func Objects(t *v1alpha1.Tenant, selfService ...string) ([]client.Object, error)
 	for _, src := range t.Spec.Sources {
 		objects = append(objects, gitRepository(t, src), kustomization(t, src))
 	}
-	return objects, nil
+	return h.keep(objects), nil
 }
 
 // validateSelfService checks what the controller adopts against the spec:

@@ -15,6 +15,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -96,7 +97,7 @@ func TestObjectsGolden(t *testing.T) {
 	}
 	for name, tn := range cases {
 		t.Run(name, func(t *testing.T) {
-			objects, err := render.Objects(tn)
+			objects, err := render.Objects(tn, render.Holdings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +136,7 @@ func golden(t *testing.T, path string, objects ...client.Object) {
 }
 
 func TestEveryObjectCarriesTheTenantMark(t *testing.T) {
-	objects, err := render.Objects(full())
+	objects, err := render.Objects(full(), render.Holdings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestEveryObjectCarriesTheTenantMark(t *testing.T) {
 }
 
 func TestGuardRails(t *testing.T) {
-	objects, err := render.Objects(full())
+	objects, err := render.Objects(full(), render.Holdings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := render.Objects(tc.tenant)
+			_, err := render.Objects(tc.tenant, render.Holdings{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one naming %s", err, tc.want)
 			}
@@ -263,7 +264,7 @@ func TestSelfServiceNamespacesGetGuardRails(t *testing.T) {
 	tn := tenant("crew", "crew")
 	tn.Spec.SelfService = &v1alpha1.SelfService{Prefix: "crew-", MaxNamespaces: 2}
 	tn.Spec.Quota = &v1alpha1.Quota{Hard: corev1.ResourceList{"pods": resource.MustParse("5")}}
-	objects, err := render.Objects(tn, "crew-preview")
+	objects, err := render.Objects(tn, render.Holdings{SelfService: []string{"crew-preview"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestSelfServiceNamespacesGetGuardRails(t *testing.T) {
 
 	// Adopted ones stay when the prefix changes or the limit is lowered.
 	for name, adopted := range map[string][]string{"over the limit": {"crew-a", "crew-b", "crew-c"}, "without the prefix": {"preview"}} {
-		if _, err := render.Objects(tn, adopted...); err != nil {
+		if _, err := render.Objects(tn, render.Holdings{SelfService: adopted}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -284,9 +285,63 @@ func TestSelfServiceNamespacesGetGuardRails(t *testing.T) {
 			if adopted == nil {
 				tn.Spec.SelfService, adopted = nil, []string{"crew-a"}
 			}
-			if _, err := render.Objects(tn, adopted...); err == nil || !strings.Contains(err.Error(), "spec.selfService") {
+			if _, err := render.Objects(tn, render.Holdings{SelfService: adopted}); err == nil || !strings.Contains(err.Error(), "spec.selfService") {
 				t.Errorf("error = %v, want one naming spec.selfService", err)
 			}
 		})
+	}
+}
+
+// TestHoldings: nothing is rendered in a namespace the tenant does not
+// hold, and no binding names an account there or one another writer made.
+func TestHoldings(t *testing.T) {
+	tn := full()
+	tn.Spec.SelfService = &v1alpha1.SelfService{Prefix: "apps-", MaxNamespaces: 2}
+	tn.Spec.ExtraClusterRoles = []string{"crd-viewer"}
+	held := render.Holdings{
+		SelfService:     []string{"apps-preview"},
+		Refused:         []string{"apps-jobs"},
+		ForeignAccounts: []types.NamespacedName{{Namespace: "apps-preview", Name: tn.ReconcilerName()}},
+	}
+	objects, err := render.Objects(tn, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindings := 0
+	for _, obj := range objects {
+		where := obj.GetNamespace()
+		if _, ok := obj.(*corev1.Namespace); ok {
+			where = obj.GetName()
+		}
+		if where == "apps-jobs" {
+			t.Errorf("%T %s rendered in the refused namespace", obj, client.ObjectKeyFromObject(obj))
+		}
+		var subjects []rbacv1.Subject
+		switch b := obj.(type) {
+		case *rbacv1.RoleBinding:
+			subjects = b.Subjects
+		case *rbacv1.ClusterRoleBinding:
+			subjects = b.Subjects
+		default:
+			continue
+		}
+		bindings++
+		for _, s := range subjects {
+			if s.Kind == rbacv1.ServiceAccountKind && (s.Namespace == "apps-jobs" || s.Namespace == "apps-preview" && s.Name == tn.ReconcilerName()) {
+				t.Errorf("%T %s binds %s/%s, which the tenant does not hold", obj, client.ObjectKeyFromObject(obj), s.Namespace, s.Name)
+			}
+		}
+	}
+	// The guard rails of apps and apps-preview, the extra and self-service
+	// cluster bindings: the refusal removed only what it must.
+	whole, err := render.Objects(tn, render.Holdings{SelfService: held.SelfService})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objects) >= len(whole) || bindings == 0 {
+		t.Errorf("%d objects with %d bindings, want fewer than the %d without refusals and some bindings", len(objects), bindings, len(whole))
+	}
+	if !slices.ContainsFunc(objects, func(o client.Object) bool { return o.GetNamespace() == "apps-preview" }) {
+		t.Error("the adopted namespace lost its guard rails")
 	}
 }
