@@ -85,4 +85,4 @@ $(BIN)/kubectl: $(TOOLS_MOD)
 lint: generate
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
 	go vet ./...
-	@test -z "$$(git status --porcelain -- api config internal/lint/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config internal/apivalidation/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }

@@ -1,7 +1,7 @@
 // Command openapi writes the OpenAPI v3 schemas of the built-in stable
 // group-versions, as served by the pinned kube-apiserver, into
-// internal/lint/schemas, so that `landlord lint` validates against what a
-// real apiserver publishes rather than hand-written schemas.
+// internal/apivalidation/schemas, so that offline validation judges against
+// what a real apiserver publishes rather than hand-written schemas.
 package main
 
 import (
@@ -34,7 +34,7 @@ var stable = regexp.MustCompile(`^(api/v1|apis/[^/]+/v[0-9]+)$`)
 var dropped = []string{"description", "default", "example", "externalDocs"}
 
 func main() {
-	out := flag.String("out", "internal/lint/schemas", "directory to write one JSON file per group-version into")
+	out := flag.String("out", "internal/apivalidation/schemas", "directory to write one JSON file per group-version into")
 	flag.Parse()
 	log.SetFlags(0)
 	if err := run(context.Background(), *out); err != nil {

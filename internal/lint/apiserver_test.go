@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -57,7 +58,7 @@ func TestCustomResourceValidationMatchesTheAPIServer(t *testing.T) {
 	if err := install.Prerequisites(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSchemas()
+	s, err := apivalidation.NewSchemas()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ spec:
 
 // compareWithAPIServer dry-runs the mutated base on the apiserver and
 // checks that lint refuses the same fields.
-func compareWithAPIServer(t *testing.T, c client.Client, s *schemas, base string, mutate func(map[string]any)) {
+func compareWithAPIServer(t *testing.T, c client.Client, s *apivalidation.Schemas, base string, mutate func(map[string]any)) {
 	t.Helper()
 	ctx := context.Background()
 	obj := map[string]any{}
@@ -141,12 +142,12 @@ func compareWithAPIServer(t *testing.T, c client.Client, s *schemas, base string
 	apiErr := c.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
 	want := apiserverFields(t, apiErr)
 
-	k, err := s.lookup(u.GroupVersionKind())
+	k, err := s.Lookup(u.GroupVersionKind())
 	if err != nil || k == nil {
 		t.Fatalf("no schema for %s: %v", u.GroupVersionKind(), err)
 	}
 	var got []string
-	for _, p := range k.validate(ctx, normalized(t, obj), u.GetNamespace()) {
+	for _, p := range problemsOf(k.Validate(ctx, normalized(t, obj), u.GetNamespace())) {
 		got = append(got, p.field)
 	}
 	slices.Sort(got)

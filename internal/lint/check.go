@@ -16,15 +16,17 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/fleet"
 )
 
 // linter collects the findings of one run.
 type linter struct {
 	ctx     context.Context
-	schemas *schemas
+	schemas *apivalidation.Schemas
 
 	mu    sync.Mutex
 	found map[Finding]bool
@@ -179,7 +181,7 @@ func (l *linter) addCRDs(units []*unit) {
 			if err := decode(o.obj, crd); err != nil {
 				continue // its schema findings say why
 			}
-			if err := l.schemas.addCRD(crd); err != nil {
+			if err := l.schemas.AddCRD(crd); err != nil {
 				l.add(o.repo.finding(RuleSchema, o.file, o.line("spec.versions"), err.Error()))
 			}
 		}
@@ -280,7 +282,7 @@ func (l *linter) validate(o *object, namespace string) (valid bool, err error) {
 }
 
 func (l *linter) check(o *object, namespace string) (bool, error) {
-	k, err := l.schemas.lookup(o.gvk)
+	k, err := l.schemas.Lookup(o.gvk)
 	if err != nil {
 		return false, err
 	}
@@ -294,7 +296,7 @@ func (l *linter) check(o *object, namespace string) (bool, error) {
 		// values the apiserver gets.
 		return true, nil
 	}
-	problems := k.validate(l.ctx, o.obj, namespace)
+	problems := problemsOf(k.Validate(l.ctx, o.obj, namespace))
 	for _, p := range problems {
 		l.add(o.repo.finding(p.rule, o.file, o.line(p.field), p.message))
 	}
@@ -344,4 +346,37 @@ type tenantObject struct {
 // isKind reports whether gvk is group/kind of any version.
 func isKind(gvk schema.GroupVersionKind, group, kind string) bool {
 	return gvk.Group == group && gvk.Kind == kind
+}
+
+// problem is one violation: the rule, the field path (empty for the whole
+// object) and what is wrong.
+type problem struct {
+	rule    Rule
+	field   string
+	message string
+}
+
+// problemsOf are what the apiserver refuses in an object: unknown fields
+// and schema errors as RuleSchema, failed CEL rules as RuleValidationRule.
+func problemsOf(r apivalidation.Result) []problem {
+	var problems []problem
+	for _, p := range r.Unknown {
+		problems = append(problems, problem{rule: RuleSchema, field: p, message: fmt.Sprintf("unknown field %q", p)})
+	}
+	for _, err := range r.Schema {
+		problems = append(problems, fieldProblem(RuleSchema, err))
+	}
+	for _, err := range r.Rules {
+		problems = append(problems, fieldProblem(RuleValidationRule, err))
+	}
+	return problems
+}
+
+// fieldProblem turns a field error into a problem of rule r; an error on
+// the whole object, which the apiserver names "<nil>", has no field.
+func fieldProblem(r Rule, err *field.Error) problem {
+	if err.Field == "<nil>" {
+		return problem{rule: r, message: err.Detail}
+	}
+	return problem{rule: r, field: err.Field, message: err.Error()}
 }

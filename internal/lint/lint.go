@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 )
 
 // Rule is one kind of finding lint reports besides the policy engine's
@@ -82,7 +84,7 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("no fleet directory to lint")
 	}
-	s, err := newSchemas()
+	s, err := apivalidation.NewSchemas()
 	if err != nil {
 		return nil, err
 	}

@@ -163,11 +163,11 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 // judge validates o as written in the namespace Flux puts it in and runs
 // the policy engine on it, as the guard does on the reconciler's request.
 func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
-	k, err := l.schemas.lookup(o.gvk)
+	k, err := l.schemas.Lookup(o.gvk)
 	if err != nil {
 		return err
 	}
-	namespaced := k == nil || k.namespaced
+	namespaced := k == nil || k.Namespaced()
 	namespace := ""
 	if namespaced {
 		// Flux's targetNamespace overrides every namespace; without one,

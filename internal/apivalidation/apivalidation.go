@@ -1,4 +1,9 @@
-package lint
+// Package apivalidation validates objects offline as kube-apiserver does on
+// create: ObjectMeta, pruning of unknown fields, defaulting, the OpenAPI
+// schema, list types and a CRD's validation rules (CEL). It knows the
+// built-in kinds by their published schemas and Landlord's and Flux's kinds
+// by the CRDs of package config.
+package apivalidation
 
 import (
 	"cmp"
@@ -20,7 +25,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metavalidation "k8s.io/apimachinery/pkg/api/validation"
 	apipath "k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,12 +48,12 @@ var builtinFiles embed.FS
 // resourcesFile lists each built-in kind and whether it is namespaced.
 const resourcesFile = "schemas/resources.json"
 
-// kindSchema judges objects of one kind as the apiserver does on create.
-type kindSchema struct {
+// Kind judges objects of one kind as the apiserver does on create.
+type Kind struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
-	// builtin kinds are validated by Go code in the apiserver; lint has
-	// their published OpenAPI schema only.
+	// builtin kinds are validated by Go code in the apiserver; this package
+	// has their published OpenAPI schema only.
 	builtin bool
 	// dropStatus is set when the apiserver ignores status on create.
 	dropStatus bool
@@ -58,52 +63,67 @@ type kindSchema struct {
 	cel *cel.Validator
 }
 
-// problem is one violation: the rule, the field path (empty for the whole
-// object) and what is wrong.
-type problem struct {
-	rule    Rule
-	field   string
-	message string
+// Namespaced reports whether objects of the kind live in a namespace.
+func (k *Kind) Namespaced() bool {
+	return k.namespaced
 }
 
-// fieldProblem turns a field error into a problem of rule r.
-func fieldProblem(r Rule, err *field.Error) problem {
-	return problem{rule: r, field: err.Field, message: err.Error()}
+// Result is what the apiserver refuses in an object, by what refuses it.
+type Result struct {
+	// Unknown are the paths of fields the schema does not define: the
+	// apiserver drops them, or refuses them under strict field validation.
+	Unknown []string
+	// Schema are the errors of ObjectMeta, the OpenAPI schema and list types.
+	Schema field.ErrorList
+	// Rules are the errors of the CRD's validation rules (CEL), or the one
+	// error on the whole object saying they were not checked.
+	Rules field.ErrorList
 }
 
-// validate judges obj, created in namespace (empty when unknown), the way
+// Errors are every error of r, an unknown field as Forbidden, as the
+// apiserver lists them.
+func (r Result) Errors() field.ErrorList {
+	var errs field.ErrorList
+	for _, p := range r.Unknown {
+		errs = append(errs, &field.Error{Type: field.ErrorTypeForbidden, Field: p, BadValue: field.OmitValueType{}, Detail: "unknown field"})
+	}
+	errs = append(errs, r.Schema...)
+	return append(errs, r.Rules...)
+}
+
+// Validate judges obj, created in namespace (empty when unknown), the way
 // the apiserver's custom resource handler does: ObjectMeta, pruning of
 // unknown fields, defaulting, then the schema, list types and CEL rules.
 // Built-in kinds go through the same steps less defaulting, list types and
-// CEL, which the apiserver implements in Go for them.
-func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace string) []problem {
-	obj := runtime.DeepCopyJSON(in)
+// CEL, which the apiserver implements in Go for them. obj is not changed.
+func (k *Kind) Validate(ctx context.Context, obj map[string]any, namespace string) Result {
+	return k.validate(ctx, runtime.DeepCopyJSON(obj), namespace)
+}
+
+// validate is Validate on an object it may prune and default.
+func (k *Kind) validate(ctx context.Context, obj map[string]any, namespace string) Result {
 	if k.dropStatus {
 		delete(obj, "status")
 	}
-	var problems []problem
-	unknown := func(paths []string) {
-		for _, p := range paths {
-			problems = append(problems, problem{rule: RuleSchema, field: p, message: fmt.Sprintf("unknown field %q", p)})
-		}
-	}
+	var r Result
 	meta, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
-		return append(problems, problem{rule: RuleSchema, field: "metadata", message: "metadata: " + err.Error()})
+		r.Schema = field.ErrorList{{Type: field.ErrorTypeTypeInvalid, Field: "metadata", BadValue: field.OmitValueType{}, Detail: err.Error()}}
+		return r
 	}
-	unknown(metaUnknown)
-	unknown(structuralpruning.PruneWithOptions(obj, k.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}))
+	r.Unknown = append(r.Unknown, metaUnknown...)
+	r.Unknown = append(r.Unknown, structuralpruning.PruneWithOptions(obj, k.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, k.structural)
 	if !k.builtin {
 		err, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, k.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
 		if err != nil {
-			return append(problems, fieldProblem(RuleSchema, err))
+			r.Schema = field.ErrorList{err}
+			return r
 		}
-		unknown(paths)
+		r.Unknown = append(r.Unknown, paths...)
 		structuraldefaulting.Default(obj, k.structural)
 	}
 
-	var errs field.ErrorList
 	if meta != nil {
 		// The request's namespace is the object's: cluster-scoped objects
 		// lose theirs, and namespace, where Flux applies it, wins.
@@ -117,40 +137,35 @@ func (k *kindSchema) validate(ctx context.Context, in map[string]any, namespace 
 		if k.namespaced {
 			u.SetNamespace(cmp.Or(namespace, meta.Namespace))
 		}
-		errs = append(errs, metaErrors(u, k)...)
+		r.Schema = append(r.Schema, metaErrors(u, k)...)
 	}
-	errs = append(errs, validation.ValidateCustomResource(nil, obj, k.validator)...)
+	r.Schema = append(r.Schema, validation.ValidateCustomResource(nil, obj, k.validator)...)
 	if !k.builtin {
-		errs = append(errs, schemaobjectmeta.Validate(nil, obj, k.structural, false)...)
-		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, k.structural, obj)...)
-	}
-	for _, e := range errs {
-		problems = append(problems, fieldProblem(RuleSchema, e))
+		r.Schema = append(r.Schema, schemaobjectmeta.Validate(nil, obj, k.structural, false)...)
+		r.Schema = append(r.Schema, structurallisttype.ValidateListSetsAndMaps(nil, k.structural, obj)...)
 	}
 	if k.cel == nil {
-		return problems
+		return r
 	}
-	if blocked := blocking(errs); blocked != nil {
-		return append(problems, problem{rule: RuleValidationRule, message: blocked.Detail})
+	if blocked := blocking(r.Schema); blocked != nil {
+		r.Rules = field.ErrorList{blocked}
+		return r
 	}
-	celErrs, _ := k.cel.Validate(ctx, nil, k.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	for _, e := range celErrs {
-		problems = append(problems, fieldProblem(RuleValidationRule, e))
-	}
-	return problems
+	r.Rules, _ = k.cel.Validate(ctx, nil, k.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	return r
 }
 
 // metaErrors validates ObjectMeta as the apiserver does. Names of custom
 // resources are DNS subdomains; each built-in kind checks its names in Go,
-// which OpenAPI does not publish, so lint checks the rule they all share:
+// which OpenAPI does not publish, so this package checks the rule they all share:
 // a name must be a valid path segment.
-func metaErrors(u *unstructured.Unstructured, k *kindSchema) field.ErrorList {
-	nameFn := apivalidation.NameIsDNSSubdomain
+func metaErrors(u *unstructured.Unstructured, k *Kind) field.ErrorList {
+	nameFn := metavalidation.NameIsDNSSubdomain
 	if k.builtin {
 		nameFn = apipath.ValidatePathSegmentName
 	}
 	namespaced := k.namespaced && u.GetNamespace() != ""
-	return apivalidation.ValidateObjectMetaAccessor(u, namespaced, nameFn, field.NewPath("metadata"))
+	return metavalidation.ValidateObjectMetaAccessor(u, namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // blocking is the apiserver's hasBlockingErr: CEL rules do not run on an
@@ -165,35 +180,35 @@ func blocking(errs field.ErrorList) *field.Error {
 	return nil
 }
 
-// schemas finds the schema of a kind: built-in kinds from the embedded
+// Schemas finds the schema of a kind: built-in kinds from the embedded
 // OpenAPI, Landlord's and Flux's kinds from the CRDs in config/, then the
-// CRDs found in the fleet itself.
-type schemas struct {
+// CRDs added with AddCRD.
+type Schemas struct {
 	builtin *builtinSchemas
-	crds    map[schema.GroupVersionKind]*kindSchema
+	crds    map[schema.GroupVersionKind]*Kind
 
 	mu    sync.Mutex
-	kinds map[schema.GroupVersionKind]*kindSchema
+	kinds map[schema.GroupVersionKind]*Kind
 }
 
-// newSchemas starts from the built-in kinds and config/'s CRDs, shared by
-// every run since compiling them dominates a small lint.
-func newSchemas() (*schemas, error) {
+// NewSchemas starts from the built-in kinds and config/'s CRDs, compiled
+// once per process since compiling them dominates a small lint.
+func NewSchemas() (*Schemas, error) {
 	base, err := loadBase()
 	if err != nil {
 		return nil, err
 	}
-	crds := make(map[schema.GroupVersionKind]*kindSchema, len(base.crds))
+	crds := make(map[schema.GroupVersionKind]*Kind, len(base.crds))
 	for gvk, k := range base.crds {
 		crds[gvk] = k
 	}
-	return &schemas{builtin: base.builtin, crds: crds, kinds: map[schema.GroupVersionKind]*kindSchema{}}, nil
+	return &Schemas{builtin: base.builtin, crds: crds, kinds: map[schema.GroupVersionKind]*Kind{}}, nil
 }
 
 // baseSchemas are the schemas every run starts from.
 type baseSchemas struct {
 	builtin *builtinSchemas
-	crds    map[schema.GroupVersionKind]*kindSchema
+	crds    map[schema.GroupVersionKind]*Kind
 }
 
 var loadBase = sync.OnceValues(func() (*baseSchemas, error) {
@@ -205,7 +220,7 @@ var loadBase = sync.OnceValues(func() (*baseSchemas, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config CRDs: %w", err)
 	}
-	base := &baseSchemas{builtin: builtin, crds: map[schema.GroupVersionKind]*kindSchema{}}
+	base := &baseSchemas{builtin: builtin, crds: map[schema.GroupVersionKind]*Kind{}}
 	for _, crd := range crds {
 		kinds, err := crdSchemas(crd)
 		if err != nil {
@@ -218,9 +233,9 @@ var loadBase = sync.OnceValues(func() (*baseSchemas, error) {
 	return base, nil
 })
 
-// addCRD makes the kinds of a CRD found in the fleet known, unless a
-// built-in or config/ schema already defines them.
-func (s *schemas) addCRD(crd *apiextensionsv1.CustomResourceDefinition) error {
+// AddCRD makes the kinds of a CRD known, unless a built-in or config/
+// schema already defines them.
+func (s *Schemas) AddCRD(crd *apiextensionsv1.CustomResourceDefinition) error {
 	kinds, err := crdSchemas(crd)
 	if err != nil {
 		return err
@@ -235,14 +250,14 @@ func (s *schemas) addCRD(crd *apiextensionsv1.CustomResourceDefinition) error {
 	return nil
 }
 
-// lookup returns the schema of gvk, nil if no source knows it.
-func (s *schemas) lookup(gvk schema.GroupVersionKind) (*kindSchema, error) {
+// Lookup returns the schema of gvk, nil if no source knows it.
+func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if k, ok := s.kinds[gvk]; ok {
 		return k, nil
 	}
-	var k *kindSchema
+	var k *Kind
 	if s.builtin.has(gvk) {
 		var err error
 		if k, err = s.builtin.kind(gvk); err != nil {
@@ -257,8 +272,8 @@ func (s *schemas) lookup(gvk schema.GroupVersionKind) (*kindSchema, error) {
 
 // crdSchemas are the served versions of a CRD, as the apiserver's custom
 // resource handler builds them.
-func crdSchemas(crd *apiextensionsv1.CustomResourceDefinition) ([]*kindSchema, error) {
-	var kinds []*kindSchema
+func crdSchemas(crd *apiextensionsv1.CustomResourceDefinition) ([]*Kind, error) {
+	var kinds []*Kind
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -287,7 +302,7 @@ func crdSchemas(crd *apiextensionsv1.CustomResourceDefinition) ([]*kindSchema, e
 		if err != nil {
 			return nil, err
 		}
-		kinds = append(kinds, &kindSchema{
+		kinds = append(kinds, &Kind{
 			gvk:        schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind},
 			namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
 			dropStatus: subresources != nil && subresources.Status != nil,
@@ -398,7 +413,7 @@ func (b *builtinSchemas) has(gvk schema.GroupVersionKind) bool {
 
 // kind resolves the references of a built-in kind's schema and builds its
 // validators.
-func (b *builtinSchemas) kind(gvk schema.GroupVersionKind) (*kindSchema, error) {
+func (b *builtinSchemas) kind(gvk schema.GroupVersionKind) (*Kind, error) {
 	resolved, err := resolver.PopulateRefs(func(ref string) (*spec.Schema, bool) {
 		s, ok := b.defs[strings.TrimPrefix(ref, refPrefix)]
 		return s, ok
@@ -406,7 +421,7 @@ func (b *builtinSchemas) kind(gvk schema.GroupVersionKind) (*kindSchema, error) 
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", gvk, err)
 	}
-	return &kindSchema{
+	return &Kind{
 		gvk:        gvk,
 		namespaced: b.namespaced[gvk],
 		builtin:    true,
