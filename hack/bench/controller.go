@@ -35,8 +35,21 @@ type controllerProcess struct {
 	pprof   string // http address of /debug/pprof
 }
 
-// startController installs Landlord's CRDs and RBAC into p and runs
+// landlord returns the landlord-controller running against p, starting it
+// on first use: it installs Landlord's CRDs and RBAC and runs
 // bin/landlord-controller, returning once it is ready; the env stops it.
+func (e *env) landlord(ctx context.Context, p *testenv.Env) (*controllerProcess, error) {
+	if c, ok := e.controllers[p]; ok {
+		return c, nil
+	}
+	c, err := e.startController(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	e.controllers[p] = c
+	return c, nil
+}
+
 func (e *env) startController(ctx context.Context, p *testenv.Env) (*controllerProcess, error) {
 	admin, err := client.New(p.Config, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
@@ -165,17 +178,28 @@ func (c *controllerProcess) memory() (peak, current float64, err error) {
 	return peak, current, nil
 }
 
-// scrape returns the controller's metrics in the text exposition format.
-func (c *controllerProcess) scrape(ctx context.Context) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metrics+"/metrics", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return string(body), err
+// profile starts taking a CPU profile of the controller for d into path;
+// the function it returns waits for it to be written.
+func (c *controllerProcess) profile(ctx context.Context, path string, d time.Duration) func() error {
+	done := make(chan error, 1)
+	go func() {
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", c.pprof, int(d.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(path, body, 0o644)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
 }

@@ -24,18 +24,19 @@ func main() {
 	tenants := flag.Int("tenants", 1000, "tenants provisioned in p1 and held while p2 runs")
 	only := flag.String("only", strings.Join(order, ","), "comma-separated parts to run: "+strings.Join(order, ", "))
 	bin := flag.String("bin", "bin", "directory of the control-plane, Flux, landlord and kubectl binaries")
+	profiles := flag.String("profile", "", "directory to write landlord-controller's CPU profiles into, taken under p1 and p2 load")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetOutput(os.Stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *tenants, strings.Split(*only, ","), *bin); err != nil {
+	if err := run(ctx, *tenants, strings.Split(*only, ","), *bin, *profiles); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, tenants int, only []string, bin string) (retErr error) {
+func run(ctx context.Context, tenants int, only []string, bin, profiles string) (retErr error) {
 	for _, name := range only {
 		if _, ok := parts[name]; !ok {
 			return fmt.Errorf("-only %s: no such part; parts: %s", name, strings.Join(order, ", "))
@@ -45,7 +46,7 @@ func run(ctx context.Context, tenants int, only []string, bin string) (retErr er
 	if err != nil {
 		return err
 	}
-	e := &env{tenants: tenants, bin: bin, planes: map[bool]*testenv.Env{}}
+	e := &env{tenants: tenants, bin: bin, profileDir: profiles, planes: map[bool]*testenv.Env{}, controllers: map[*testenv.Env]*controllerProcess{}}
 	defer func() { retErr = errors.Join(retErr, e.close()) }()
 	var rows []row
 	for _, name := range order {
@@ -67,8 +68,12 @@ func run(ctx context.Context, tenants int, only []string, bin string) (retErr er
 type env struct {
 	tenants int
 	bin     string
-	planes  map[bool]*testenv.Env // by whether Flux runs
-	stops   []func() error        // what else to stop, in start order
+	// profileDir receives CPU profiles of landlord-controller; "" takes none.
+	profileDir string
+	planes     map[bool]*testenv.Env // by whether Flux runs
+	// controllers are the landlord-controller processes, by control plane.
+	controllers map[*testenv.Env]*controllerProcess
+	stops       []func() error // what else to stop, in start order
 }
 
 // controlPlane returns the run's control plane, with or without Flux,

@@ -61,24 +61,31 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 	}
 
 	log.Printf("p1: server-side apply of %d tenants' objects, %d workers, no controller", e.tenants, workers)
-	ssaObjects, ssaTime, err := applyRenders(ctx, admin, tenantNames("ssa", e.tenants))
+	ssaObjects, ssaTime, err := applyRenders(ctx, admin, benchTenants("ssa", e.tenants))
 	if err != nil {
 		return nil, fmt.Errorf("server-side apply baseline: %w", err)
 	}
 	sample := min(e.tenants, kubectlSample)
 	log.Printf("p1: kubectl apply of %d tenants' objects, one tenant after another", sample)
-	kubectlObjects, kubectlTime, err := e.kubectlApply(ctx, p, tenantNames("kubectl", sample))
+	kubectlObjects, kubectlTime, err := e.kubectlApply(ctx, p, benchTenants("kubectl", sample))
 	if err != nil {
 		return nil, fmt.Errorf("kubectl baseline: %w", err)
 	}
 
-	ctl, err := e.startController(ctx, p)
+	ctl, err := e.landlord(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	log.Printf("p1: creating %d Tenants for landlord-controller", e.tenants)
-	objects, took, err := provision(ctx, admin, tenantNames("t", e.tenants))
+	profiled := func() error { return nil }
+	if e.profileDir != "" {
+		profiled = ctl.profile(ctx, filepath.Join(e.profileDir, "p1.pprof"), 30*time.Second)
+	}
+	objects, took, err := provision(ctx, admin, benchTenants("t", e.tenants))
 	if err != nil {
+		return nil, err
+	}
+	if err := profiled(); err != nil {
 		return nil, err
 	}
 	peak, current, err := ctl.memory()
@@ -118,12 +125,13 @@ func unthrottled(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-func tenantNames(prefix string, n int) []string {
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s-%04d", prefix, i)
+// benchTenants are n of benchTenant, named prefix-0000 on.
+func benchTenants(prefix string, n int) []*v1alpha1.Tenant {
+	tenants := make([]*v1alpha1.Tenant, n)
+	for i := range tenants {
+		tenants[i] = benchTenant(fmt.Sprintf("%s-%04d", prefix, i))
 	}
-	return names
+	return tenants
 }
 
 // benchTenant is the tenant: two namespaces, a quota, variables
@@ -146,11 +154,11 @@ func benchTenant(name string) *v1alpha1.Tenant {
 }
 
 // renders are each tenant's objects as the controller would apply them.
-func renders(names []string) ([][]client.Object, int, error) {
-	out := make([][]client.Object, len(names))
+func renders(tenants []*v1alpha1.Tenant) ([][]client.Object, int, error) {
+	out := make([][]client.Object, len(tenants))
 	total := 0
-	for i, name := range names {
-		objects, err := render.Objects(benchTenant(name), render.Holdings{})
+	for i, t := range tenants {
+		objects, err := render.Objects(t, render.Holdings{})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -162,8 +170,8 @@ func renders(names []string) ([][]client.Object, int, error) {
 
 // applyRenders server-side applies each tenant's objects in order, under
 // the controller's field manager, tenants spread over the workers.
-func applyRenders(ctx context.Context, c client.Client, names []string) (int, time.Duration, error) {
-	all, total, err := renders(names)
+func applyRenders(ctx context.Context, c client.Client, tenants []*v1alpha1.Tenant) (int, time.Duration, error) {
+	all, total, err := renders(tenants)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -196,8 +204,8 @@ func parallel(ctx context.Context, n int, do func(ctx context.Context, i int) er
 
 // kubectlApply writes each tenant's render to a file and runs kubectl
 // apply -f on it, one tenant after another, as the seeds do.
-func (e *env) kubectlApply(ctx context.Context, p *testenv.Env, names []string) (int, time.Duration, error) {
-	all, total, err := renders(names)
+func (e *env) kubectlApply(ctx context.Context, p *testenv.Env, tenants []*v1alpha1.Tenant) (int, time.Duration, error) {
+	all, total, err := renders(tenants)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -216,7 +224,7 @@ func (e *env) kubectlApply(ctx context.Context, p *testenv.Env, names []string) 
 			buf.WriteString("---\n")
 			buf.Write(doc)
 		}
-		files[i] = filepath.Join(dir, names[i]+".yaml")
+		files[i] = filepath.Join(dir, tenants[i].Name+".yaml")
 		if err := os.WriteFile(files[i], buf.Bytes(), 0o600); err != nil {
 			return 0, 0, err
 		}
@@ -236,21 +244,21 @@ func (e *env) kubectlApply(ctx context.Context, p *testenv.Env, names []string) 
 // generation observed and is Ready or waiting for its source, then checks
 // that every rendered object exists. It returns the object count and the
 // time from the first create.
-func provision(ctx context.Context, c client.Client, names []string) (int, time.Duration, error) {
+func provision(ctx context.Context, c client.Client, tenants []*v1alpha1.Tenant) (int, time.Duration, error) {
 	start := time.Now()
-	if err := parallel(ctx, len(names), func(ctx context.Context, i int) error {
-		return c.Create(ctx, benchTenant(names[i]))
+	if err := parallel(ctx, len(tenants), func(ctx context.Context, i int) error {
+		return c.Create(ctx, tenants[i].DeepCopy())
 	}); err != nil {
 		return 0, 0, err
 	}
 	for {
-		done, err := provisioned(ctx, c, len(names))
+		done, err := provisioned(ctx, c, len(tenants))
 		if err != nil {
 			return 0, 0, err
 		}
 		if done {
 			took := time.Since(start)
-			all, total, err := renders(names)
+			all, total, err := renders(tenants)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -271,8 +279,8 @@ func provision(ctx context.Context, c client.Client, names []string) (int, time.
 	}
 }
 
-// provisioned reports whether n Tenants have their generation observed and
-// are Ready or waiting for Flux only.
+// provisioned reports whether there are n Tenants or more and every one
+// has its generation observed and is Ready or waiting for Flux only.
 func provisioned(ctx context.Context, c client.Client, n int) (bool, error) {
 	list := &v1alpha1.TenantList{}
 	if err := c.List(ctx, list); err != nil {
@@ -286,7 +294,7 @@ func provisioned(ctx context.Context, c client.Client, n int) (bool, error) {
 			done++
 		}
 	}
-	return done >= n, nil
+	return done >= n && done == len(list.Items), nil
 }
 
 // missingObjects lists the rendered objects the API server does not hold,

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+const (
+	// admissionTenant is the tenant whose identity writes in p2.
+	admissionTenant = "admission"
+	// platformNamespace holds no tenant: the webhook never sees it.
+	platformNamespace = "bench-platform"
+	// rounds alternate the tenant and platform namespaces, so that a
+	// noisy neighbour on the machine weighs on both alike.
+	rounds          = 3
+	writesPerRound  = 1000
+	warmupPerTarget = 200
+)
+
+func init() { parts["p2"] = measureAdmission }
+
+// load is what one series of creates measured.
+type load struct {
+	latencies []time.Duration
+	errors    int
+	elapsed   time.Duration
+}
+
+func (l *load) add(o load) {
+	l.latencies = append(l.latencies, o.latencies...)
+	l.errors += o.errors
+	l.elapsed += o.elapsed
+}
+
+// quantile is the q-th latency in milliseconds.
+func (l load) quantile(q float64) float64 {
+	sorted := slices.Clone(l.latencies)
+	slices.Sort(sorted)
+	return float64(sorted[int(q*float64(len(sorted)-1))]) / float64(time.Millisecond)
+}
+
+func (l load) throughput() float64 { return float64(len(l.latencies)) / l.elapsed.Seconds() }
+
+// creator creates one object named name in namespace ns.
+type creator func(ctx context.Context, cs kubernetes.Interface, ns, name string) error
+
+var kinds = []struct {
+	name   string
+	create creator
+}{
+	{"ConfigMap", func(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
+		_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "bench"}},
+			Data:       map[string]string{"key": "value"},
+		}, metav1.CreateOptions{})
+		return err
+	}},
+	{"Lease", func(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
+		_, err := cs.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+		}, metav1.CreateOptions{})
+		return err
+	}},
+}
+
+// measureAdmission creates objects as one tenant's owner, 20 clients at
+// once, in the tenant's namespace (through the webhook the
+// landlord-controller binary serves) and in a platform namespace where the
+// same identity holds the same role (no webhook).
+func measureAdmission(ctx context.Context, e *env) ([]row, error) {
+	p, err := e.controlPlane(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	ctl, err := e.landlord(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := adminClient(p)
+	if err != nil {
+		return nil, err
+	}
+	tenant := benchTenant(admissionTenant)
+	tenant.Spec.Sources = nil
+	if _, _, err := provision(ctx, admin, []*v1alpha1.Tenant{tenant}); err != nil {
+		return nil, err
+	}
+	if err := platformGrant(ctx, admin, admissionTenant); err != nil {
+		return nil, err
+	}
+	// An owner of the tenant: the owners' group is the tenant's name.
+	cfg := unthrottled(p.ConfigFor("bench-owner", admissionTenant, "system:authenticated"))
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tenantNS := tenant.Spec.Namespaces[0].Name
+	if err := waitWritable(ctx, cs, tenantNS, platformNamespace); err != nil {
+		return nil, err
+	}
+
+	var rows []row
+	for _, kind := range kinds {
+		log.Printf("p2: %s creates, %d clients, %d rounds of %d per namespace", kind.name, workers, rounds, writesPerRound)
+		profile := e.profileDir != "" && kind.name == "ConfigMap"
+		tenantLoad, platformLoad, err := compare(ctx, cs, kind.name, kind.create, tenantNS, func(round int) func() error {
+			if !profile || round != 0 {
+				return func() error { return nil }
+			}
+			return ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), 5*time.Second)
+		})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, admissionRows(kind.name, tenantLoad, platformLoad)...)
+	}
+	return rows, nil
+}
+
+// platformGrant makes the platform namespace and binds the tenant role
+// there to the tenant's owners, as the tenant's own namespaces do.
+func platformGrant(ctx context.Context, admin client.Client, tenant string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: platformNamespace}}
+	if err := admin.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
+		return err
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: platformNamespace, Name: "bench-owners"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: render.TenantClusterRole().Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: tenant}},
+	}
+	return client.IgnoreAlreadyExists(admin.Create(ctx, binding))
+}
+
+// waitWritable waits until the identity may create in every namespace:
+// the controller has bound its role and RBAC has caught up.
+func waitWritable(ctx context.Context, cs kubernetes.Interface, namespaces ...string) error {
+	deadline := time.Now().Add(time.Minute)
+	for _, ns := range namespaces {
+		for i := 0; ; i++ {
+			err := kinds[0].create(ctx, cs, ns, fmt.Sprintf("bench-probe-%d", i))
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("creating in %s: %w", ns, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// compare runs the creates in the tenant namespace and in the platform
+// namespace, alternating rounds after a warm-up; during returns the end of
+// what runs beside the tenant namespace's round, such as a profile.
+func compare(ctx context.Context, cs kubernetes.Interface, kind string, create creator, tenantNS string, during func(round int) func() error) (tenant, platform load, err error) {
+	for _, ns := range []string{tenantNS, platformNamespace} {
+		if _, err := series(ctx, cs, create, ns, kind+"-warmup", warmupPerTarget); err != nil {
+			return tenant, platform, err
+		}
+	}
+	for round := range rounds {
+		end := during(round)
+		got, err := series(ctx, cs, create, tenantNS, fmt.Sprintf("%s-%d", kind, round), writesPerRound)
+		if err := end(); err != nil {
+			return tenant, platform, err
+		}
+		if err != nil {
+			return tenant, platform, err
+		}
+		tenant.add(got)
+		if got, err = series(ctx, cs, create, platformNamespace, fmt.Sprintf("%s-%d", kind, round), writesPerRound); err != nil {
+			return tenant, platform, err
+		}
+		platform.add(got)
+	}
+	return tenant, platform, nil
+}
+
+// series creates n objects named prefix-i in ns from the workers and records
+// each create's latency; failed creates count as errors.
+func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, prefix string, n int) (load, error) {
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		result load
+		wg     sync.WaitGroup
+	)
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			var mine []time.Duration
+			errs := 0
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				began := time.Now()
+				if err := create(ctx, cs, ns, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
+					errs++
+					continue
+				}
+				mine = append(mine, time.Since(began))
+			}
+			mu.Lock()
+			result.latencies = append(result.latencies, mine...)
+			result.errors += errs
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	result.elapsed = time.Since(start)
+	if len(result.latencies) == 0 {
+		return result, fmt.Errorf("every create in %s failed", ns)
+	}
+	return result, ctx.Err()
+}
+
+func admissionRows(kind string, tenant, platform load) []row {
+	p50, p99 := tenant.quantile(0.5), tenant.quantile(0.99)
+	basep50, basep99 := platform.quantile(0.5), platform.quantile(0.99)
+	through, baseThrough := tenant.throughput(), platform.throughput()
+	judged := kind == kinds[0].name
+	target := func(t string) string {
+		if !judged {
+			return "" // the targets are for kinds the webhook judges
+		}
+		return t
+	}
+	what := fmt.Sprintf("%s create, tenant ns (baseline: platform ns)", kind)
+	if !judged {
+		what = fmt.Sprintf("%s create, a kind no rule judges (baseline: platform ns)", kind)
+	}
+	note := fmt.Sprintf("%d clients, %d creates each side; overhead p50 %+.2f ms, p99 %+.2f ms", workers, len(tenant.latencies), p50-basep50, p99-basep99)
+	return []row{
+		{part: "p2", figure: what + " p50", value: p50, baseline: basep50, unit: "ms", note: note},
+		{part: "p2", figure: what + " p99", value: p99, baseline: basep99, unit: "ms",
+			target: target("overhead ≤ 3 ms"), met: p99-basep99 <= 3},
+		{part: "p2", figure: what + " throughput", value: through, baseline: baseThrough, unit: "creates/s",
+			target: target("loss ≤ 10%"), met: through >= 0.9*baseThrough},
+		{part: "p2", figure: what + " errors", value: float64(tenant.errors), baseline: float64(platform.errors), unit: "errors",
+			target: target("0"), met: tenant.errors == 0},
+	}
+}
