@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -101,34 +102,51 @@ func notAdopted(foreign []foreignObject) string {
 // from the cache (which holds only Landlord's objects) is created, never
 // applied onto whatever holds its name; one already as desired is not
 // sent at all; a binding whose immutable roleRef changed is replaced.
+// Objects of one stage do not depend on each other, so they are sent
+// concurrently: a tenant's round trips overlap instead of adding up.
 func (r *TenantReconciler) converge(ctx context.Context, tenant *v1alpha1.Tenant, objects []client.Object) ([]foreignObject, error) {
+	refused := make([]bool, len(objects))
+	var g errgroup.Group
+	g.SetLimit(convergeWorkers)
+	for i, desired := range objects {
+		g.Go(func() error {
+			err := r.convergeOne(ctx, tenant, desired)
+			if err == errForeign {
+				refused[i] = true
+				return nil
+			}
+			return err
+		})
+	}
+	err := g.Wait()
 	var foreign []foreignObject
-	for _, desired := range objects {
-		existing, err := r.current(ctx, desired)
-		if err != nil {
-			return foreign, err
-		}
-		switch {
-		case existing == nil:
-			err = r.create(ctx, tenant, desired)
-		case !r.ours(tenant, existing):
-			err = errForeign
-		case roleRefChanged(desired, existing):
-			err = r.replace(ctx, desired, existing)
-		case upToDate(desired, existing):
-			continue
-		default:
-			err = apply.Objects(ctx, r.Client, FieldOwner, desired)
-		}
-		if err == errForeign {
-			foreign = append(foreign, foreignObject{desired})
-			continue
-		}
-		if err != nil {
-			return foreign, err
+	for i, obj := range objects {
+		if refused[i] {
+			foreign = append(foreign, foreignObject{obj})
 		}
 	}
-	return foreign, nil
+	return foreign, err
+}
+
+// convergeWorkers bounds the requests one reconcile has in flight.
+const convergeWorkers = 8
+
+// convergeOne converges one object; errForeign when another writer holds it.
+func (r *TenantReconciler) convergeOne(ctx context.Context, tenant *v1alpha1.Tenant, desired client.Object) error {
+	existing, err := r.current(ctx, desired)
+	switch {
+	case err != nil:
+		return err
+	case existing == nil:
+		return r.create(ctx, tenant, desired)
+	case !r.ours(tenant, existing):
+		return errForeign
+	case roleRefChanged(desired, existing):
+		return r.replace(ctx, desired, existing)
+	case upToDate(desired, existing):
+		return nil
+	}
+	return apply.Objects(ctx, r.Client, FieldOwner, desired)
 }
 
 // errForeign marks an object name held by another writer.

@@ -5,6 +5,11 @@ package controller
 import (
 	"context"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -73,7 +78,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		Recorder:  mgr.GetEventRecorder("landlord-controller"),
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.Tenant{}).
+		For(&v1alpha1.Tenant{}, builder.WithPredicates(specChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Named("tenant")
 	// A deleted or edited guard rail maps back to its Tenant at once. The
@@ -82,7 +87,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// A ClusterRole a Tenant binds is judged again when it changes.
 	b = b.Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(r.tenantsBinding))
 	for _, kind := range fluxKinds {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf))
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(predicate.Or(specChanged, fluxNews)))
 	}
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(specChanged))
@@ -107,8 +112,7 @@ func tenantOf(_ context.Context, obj client.Object) []reconcile.Request {
 
 // specChanged passes what Landlord must look at again: creations,
 // deletions, and updates of anything but status (a quota's usage, a
-// namespace's phase). Flux kinds are watched without it: their status is
-// folded into the Tenant's.
+// namespace's phase, the Tenant's own status written by the reconciler).
 var specChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		return !equality.Semantic.DeepEqual(withoutStatus(e.ObjectOld), withoutStatus(e.ObjectNew))
@@ -128,4 +132,38 @@ func withoutStatus(obj client.Object) map[string]any {
 		delete(meta, "managedFields")
 	}
 	return u
+}
+
+// fluxNews passes a Flux status write that changes what the Tenant
+// reports of it (foldSources): a failing fetch retried every interval
+// wakes nothing.
+var fluxNews = predicate.Funcs{
+	CreateFunc: func(event.CreateEvent) bool { return false },
+	DeleteFunc: func(event.DeleteEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return reported(e.ObjectOld) != reported(e.ObjectNew)
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// folded is what foldSources reads of a Flux object's status.
+type folded struct {
+	ready, message string
+	generation     int64
+	revision       string
+}
+
+func reported(obj client.Object) folded {
+	var conditions []metav1.Condition
+	var f folded
+	switch o := obj.(type) {
+	case *sourcev1.GitRepository:
+		conditions = o.Status.Conditions
+	case *kustomizev1.Kustomization:
+		conditions, f.revision = o.Status.Conditions, o.Status.LastAppliedRevision
+	}
+	if c := apimeta.FindStatusCondition(conditions, v1alpha1.ReadyCondition); c != nil {
+		f.ready, f.message, f.generation = string(c.Status), c.Message, c.ObservedGeneration
+	}
+	return f
 }

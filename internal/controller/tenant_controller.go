@@ -58,10 +58,11 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		if released(tenant) {
 			return
 		}
+		// Metrics first: whoever reads the written status finds them agreeing.
+		recordMetrics(tenant)
 		if err := r.patchStatus(ctx, before, tenant); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
-		recordMetrics(tenant)
 	}()
 
 	if !tenant.DeletionTimestamp.IsZero() {
