@@ -6,10 +6,10 @@ import (
 )
 
 // TenantSpec is what the platform admin grants one tenant.
-// +kubebuilder:validation:XValidation:rule="size(self.namespaces) > 0 || has(self.selfService)",message="spec.namespaces must list at least one namespace unless spec.selfService is set"
-// +kubebuilder:validation:XValidation:rule="!has(self.sources) || size(self.sources) == 0 || size(self.namespaces) > 0",message="spec.sources need spec.namespaces: the first namespace holds the Flux objects"
-// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.targetNamespace) || self.namespaces.exists(n, n.name == s.targetNamespace) || (has(self.selfService) && s.targetNamespace.startsWith(self.selfService.prefix)))",message="spec.sources[].targetNamespace must be one of the tenant's namespaces"
-// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.dependsOn) || s.dependsOn.all(d, d != s.name && self.sources.exists(o, o.name == d)))",message="spec.sources[].dependsOn must name other sources of this tenant"
+// +kubebuilder:validation:XValidation:rule="size(self.namespaces) > 0 || has(self.selfService)",fieldPath=".namespaces",reason=FieldValueRequired,message="spec.namespaces must list at least one namespace unless spec.selfService is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || size(self.sources) == 0 || size(self.namespaces) > 0",fieldPath=".namespaces",reason=FieldValueRequired,message="spec.namespaces must list at least one namespace when spec.sources is set: the first one holds the Flux objects"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.targetNamespace) || self.namespaces.exists(n, n.name == s.targetNamespace) || (has(self.selfService) && s.targetNamespace.startsWith(self.selfService.prefix)))",fieldPath=".sources",message="spec.sources[].targetNamespace must be a namespace of this tenant: one of spec.namespaces[].name, or starting with spec.selfService.prefix"
+// +kubebuilder:validation:XValidation:rule="!has(self.sources) || self.sources.all(s, !has(s.dependsOn) || s.dependsOn.all(d, d != s.name && self.sources.exists(o, o.name == d && has(o.git) == has(s.git))))",fieldPath=".sources",message="spec.sources[].dependsOn must name another source of this tenant of the same kind, git or template: the two kinds live in different namespaces"
 type TenantSpec struct {
 	// Namespaces assigned to the tenant by the platform. The first one holds
 	// the tenant's Flux objects.
@@ -75,7 +75,7 @@ type TenantSpec struct {
 	// (postBuild.substituteFrom), beside TENANT_NAME and TENANT_NAMESPACE.
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[_a-zA-Z][_a-zA-Z0-9]*$'))",message="spec.variables keys must be shell-style names: letters, digits and '_', not starting with a digit"
-	// +kubebuilder:validation:XValidation:rule="!('TENANT_NAME' in self) && !('TENANT_NAMESPACE' in self)",message="spec.variables must not set TENANT_NAME or TENANT_NAMESPACE: Landlord sets them"
+	// +kubebuilder:validation:XValidation:rule="!('TENANT_NAME' in self) && !('TENANT_NAMESPACE' in self)",reason=FieldValueForbidden,message="spec.variables must not set TENANT_NAME or TENANT_NAMESPACE: Landlord sets them to the tenant's name and the namespace applied into"
 	// +optional
 	Variables map[string]string `json:"variables,omitempty"`
 
@@ -138,7 +138,7 @@ type TenantNamespace struct {
 	// Name of the namespace.
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +kubebuilder:validation:XValidation:rule="!(self in ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'flux-system', 'landlord-system'])",message="spec.namespaces[].name must not be a platform namespace"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'flux-system', 'landlord-system', 'landlord-templates'])",reason=FieldValueForbidden,message="spec.namespaces[].name must not be a platform namespace: default, kube-system, kube-public, kube-node-lease, flux-system, landlord-system, or landlord-templates, which holds the template sources of every tenant"
 	Name string `json:"name"`
 }
 
@@ -212,6 +212,7 @@ type Source struct {
 
 	// Path to the directory in the repository to build.
 	// +kubebuilder:default="./"
+	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="!self.contains('..')",message="spec.sources[].path must not contain '..'"
 	// +optional
 	Path string `json:"path,omitempty"`
@@ -244,8 +245,10 @@ type Source struct {
 	// +optional
 	TargetNamespace string `json:"targetNamespace,omitempty"`
 
-	// DependsOn names sources of this tenant that must be Ready first.
+	// DependsOn names sources of this tenant, of the same kind, that must
+	// be Ready first.
 	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=63
 	// +optional
 	DependsOn []string `json:"dependsOn,omitempty"`
 }
@@ -282,14 +285,18 @@ type GitRef struct {
 }
 
 // Decryption configures how Flux decrypts a source's secrets.
+// +kubebuilder:validation:XValidation:rule="has(self.secretRef) && size(self.secretRef) > 0",fieldPath=".secretRef",reason=FieldValueRequired,message="spec.sources[].decryption.secretRef is required: without keys of its own, kustomize-controller would decrypt with its own (LL005)"
 type Decryption struct {
-	// Provider of the decryption.
+	// Provider of the decryption; optional so that Go clients get the
+	// default.
 	// +kubebuilder:validation:Enum=sops
 	// +kubebuilder:default=sops
-	Provider string `json:"provider"`
+	// +optional
+	Provider string `json:"provider,omitempty"`
 
 	// SecretRef names a Secret in the tenant's first namespace holding the
 	// decryption keys.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	SecretRef string `json:"secretRef,omitempty"`
 }

@@ -177,16 +177,18 @@ func TestTenantCreateFlagErrors(t *testing.T) {
 		"export and render":    {[]string{"--export", "--render"}, "set at most one of --export"},
 		"fleet without export": {[]string{"--render", "--fleet", "x"}, "--fleet needs --export"},
 		"env without fleet":    {[]string{"--export", "--env", "staging=./s"}, "--env needs --fleet"},
-		"bad var":              {[]string{"--export", "--var", "1X=y"}, `--var "1X=y"`},
+		"bad var":              {[]string{"--export", "--var", "1X=y"}, "--var: spec.variables: Invalid value: spec.variables keys must be shell-style names"},
 		"var without value":    {[]string{"--export", "--var", "X"}, `--var "X": want K=V`},
 		"bad quota":            {[]string{"--export", "--quota", "pods=many"}, `--quota "pods=many"`},
 		"quota without value":  {[]string{"--export", "--quota", "pods"}, `--quota "pods"`},
-		"bad pod security":     {[]string{"--export", "--pod-security", "strict"}, `--pod-security "strict": must be privileged, baseline or restricted`},
-		"two refs":             {[]string{"--export", "--branch", "main", "--tag", "v1"}, "set at most one of --branch, --tag or --semver"},
+		"bad pod security":     {[]string{"--export", "--pod-security", "strict"}, `--pod-security: spec.podSecurity: Unsupported value: "strict": supported values: "privileged", "baseline", "restricted"`},
+		"two refs":             {[]string{"--export", "--branch", "main", "--tag", "v1"}, "--branch, --tag or --semver: spec.sources[0].git.ref"},
+		"bad namespace":        {[]string{"--export", "--namespace", "Apps"}, "--namespace: spec.namespaces[1].name"},
+		"templates namespace":  {[]string{"--export", "--namespace", "landlord-templates"}, "--namespace: spec.namespaces[1].name: Forbidden"},
 		"bad env":              {[]string{"--export", "--fleet", "x", "--env", "staging"}, `--env "staging": want cluster=path`},
 		"env twice":            {[]string{"--export", "--fleet", "x", "--env", "a=./a,a=./b"}, "--env"},
-		"bad git url":          {[]string{"--export", "--git-url", "git.example.com/team"}, "--git-url"},
-		"bad path":             {[]string{"--export", "--path", "../x"}, "--path"},
+		"bad git url":          {[]string{"--export", "--git-url", "git.example.com/team"}, "--git-url: spec.sources[0].git.url"},
+		"bad path":             {[]string{"--export", "--path", "../x"}, "--path: spec.sources[0].path"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := run(append(base, tc.args...)...)
@@ -199,7 +201,8 @@ func TestTenantCreateFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no namespace":       {[]string{"tenant", "create", "team", "--export"}, "--namespace is required"},
+		"no namespace":       {[]string{"tenant", "create", "team", "--export"}, "--namespace: spec.namespaces: Required value"},
+		"name not a label":   {[]string{"tenant", "create", "te.am", "--namespace", "a", "--export"}, "NAME: metadata.name must be a DNS label"},
 		"ref without url":    {[]string{"tenant", "create", "team", "--namespace", "a", "--tag", "v1", "--export"}, "--tag needs --git-url"},
 		"secret without url": {[]string{"tenant", "create", "team", "--namespace", "a", "--secret-ref", "s", "--export"}, "--secret-ref needs --git-url"},
 	} {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -106,9 +107,8 @@ create, for clusters without it.`,
 	return cmd
 }
 
-var gitURL = regexp.MustCompile(`^(http|https|ssh)://.+`)
-
-// tenantOptions checks the flags, naming the wrong one.
+// tenantOptions checks how the flags combine, naming the wrong one; what
+// they set is the Tenant's schema's to judge (flagErrors).
 func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPath, error) {
 	var none fleet.TenantOptions
 	switch {
@@ -124,8 +124,6 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		return none, nil, errors.New("--fleet needs --export")
 	case len(o.envs) > 0 && o.fleet == "":
 		return none, nil, errors.New("--env needs --fleet: it writes per-cluster patches into the fleet")
-	case len(o.namespaces) == 0:
-		return none, nil, errors.New("--namespace is required: the tenant needs at least one namespace")
 	}
 	ref := v1alpha1.GitRef{Branch: o.branch, Tag: o.tag, SemVer: o.semver}
 	needGit := []struct {
@@ -135,26 +133,12 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		{"--branch", o.branch != ""}, {"--tag", o.tag != ""}, {"--semver", o.semver != ""},
 		{"--path", o.path != ""}, {"--env", len(o.envs) > 0}, {"--secret-ref", o.secretRef != ""},
 	}
-	refs := 0
-	for _, f := range needGit[:3] {
-		if f.set {
-			refs++
-		}
-	}
-	if refs > 1 {
-		return none, nil, errors.New("set at most one of --branch, --tag or --semver")
-	}
 	if o.gitURL == "" {
 		for _, f := range needGit {
 			if f.set {
 				return none, nil, fmt.Errorf("%s needs --git-url", f.flag)
 			}
 		}
-	} else if !gitURL.MatchString(o.gitURL) {
-		return none, nil, fmt.Errorf("--git-url %q: must be an http, https or ssh URL", o.gitURL)
-	}
-	if strings.Contains(o.path, "..") {
-		return none, nil, fmt.Errorf("--path %q: must not contain '..'", o.path)
 	}
 	vars, err := fleet.ParseVariables(o.vars)
 	if err != nil {
@@ -168,12 +152,6 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 	if err != nil {
 		return none, nil, fmt.Errorf("--env %w", err)
 	}
-	level := v1alpha1.PodSecurityLevel(o.podSecurity)
-	switch level {
-	case "", v1alpha1.PodSecurityPrivileged, v1alpha1.PodSecurityBaseline, v1alpha1.PodSecurityRestricted:
-	default:
-		return none, nil, fmt.Errorf("--pod-security %q: must be privileged, baseline or restricted", o.podSecurity)
-	}
 	return fleet.TenantOptions{
 		Name:        o.name,
 		Namespaces:  o.namespaces,
@@ -183,8 +161,63 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		SecretRef:   o.secretRef,
 		Variables:   vars,
 		Quota:       quota,
-		PodSecurity: level,
+		PodSecurity: v1alpha1.PodSecurityLevel(o.podSecurity),
 	}, envs, nil
+}
+
+// fieldFlags are the flags, or the NAME argument, that set each field of
+// the Tenant, by field path prefix.
+var fieldFlags = []struct{ field, flag string }{
+	{"metadata.name", "NAME"},
+	{"spec.namespaces", "--namespace"},
+	{"spec.sources[0].name", "NAME"},
+	{"spec.sources[0].git.url", "--git-url"},
+	{"spec.sources[0].git.ref", "--branch, --tag or --semver"},
+	{"spec.sources[0].git.secretRef", "--secret-ref"},
+	{"spec.sources[0].path", "--path"},
+	{"spec.variables", "--var"},
+	{"spec.quota", "--quota"},
+	{"spec.podSecurity", "--pod-security"},
+}
+
+// flagErrors names the flag that set each field the Tenant's schema
+// refuses, beside the field.
+func flagErrors(err error) error {
+	var agg utilerrors.Aggregate
+	if !errors.As(err, &agg) {
+		return err
+	}
+	errs := make([]error, 0, len(agg.Errors()))
+	for _, e := range agg.Errors() {
+		var fe *field.Error
+		if !errors.As(e, &fe) {
+			errs = append(errs, e)
+			continue
+		}
+		path, whole := fe.Field, fe.Field == "<nil>"
+		if whole {
+			// A rule of the whole Tenant names its field first.
+			path, _, _ = strings.Cut(fe.Detail, " ")
+		}
+		flag := ""
+		for _, f := range fieldFlags {
+			if path == f.field || strings.HasPrefix(path, f.field+".") || strings.HasPrefix(path, f.field+"[") {
+				flag = f.flag
+				break
+			}
+		}
+		switch {
+		case whole && flag == "":
+			errs = append(errs, errors.New(fe.Detail))
+		case whole:
+			errs = append(errs, fmt.Errorf("%s: %s", flag, fe.Detail))
+		case flag == "":
+			errs = append(errs, fe)
+		default:
+			errs = append(errs, fmt.Errorf("%s: %w", flag, fe))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
@@ -194,7 +227,7 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 	}
 	t, err := fleet.NewTenant(topts)
 	if err != nil {
-		return err
+		return flagErrors(err)
 	}
 	out := cmd.OutOrStdout()
 	switch {

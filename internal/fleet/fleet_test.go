@@ -344,8 +344,6 @@ func TestParseVariables(t *testing.T) {
 		"A=b":      "",
 		"_x1=a=b":  "",
 		"EMPTY=":   "",
-		"1A=b":     "shell-style name",
-		"A-B=c":    "shell-style name",
 		"novalue":  "want K=V",
 		"=nothing": "want K=V",
 	} {
@@ -397,10 +395,12 @@ func TestNewTenantErrors(t *testing.T) {
 		opts fleet.TenantOptions
 		want string
 	}{
-		"bad name":      {fleet.TenantOptions{Name: "Team", Namespaces: []string{"a"}}, `tenant name "Team"`},
-		"bad namespace": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a_b"}}, `namespace "a_b"`},
+		"bad name":      {fleet.TenantOptions{Name: "Team", Namespaces: []string{"a"}}, `metadata.name: Invalid value: "Team"`},
+		"bad namespace": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a_b"}}, `spec.namespaces[0].name: Invalid value: "a_b"`},
 		"reserved var": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a"},
-			Variables: map[string]string{"TENANT_NAME": "x"}}, "spec.variables[TENANT_NAME]"},
+			Variables: map[string]string{"TENANT_NAME": "x"}}, "spec.variables: Forbidden: spec.variables must not set TENANT_NAME"},
+		"variable name": {fleet.TenantOptions{Name: "team", Namespaces: []string{"a"},
+			Variables: map[string]string{"1A": "b", "A-B": "c"}}, "spec.variables: Invalid value: spec.variables keys must be shell-style names"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := fleet.NewTenant(tc.opts)

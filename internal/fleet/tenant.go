@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -21,7 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 )
 
 // TenantOptions are what `landlord tenant create` takes from its flags.
@@ -39,8 +38,9 @@ type TenantOptions struct {
 	PodSecurity v1alpha1.PodSecurityLevel
 }
 
-// NewTenant builds a Tenant from options and checks that it renders. Its
-// one source, if any, is named after the tenant.
+// NewTenant builds a Tenant from options and validates it as the apiserver
+// would; the error lists the fields refused, as *field.Error. Its one
+// source, if any, is named after the tenant.
 func NewTenant(o TenantOptions) (*v1alpha1.Tenant, error) {
 	t := &v1alpha1.Tenant{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Tenant"},
@@ -50,13 +50,7 @@ func NewTenant(o TenantOptions) (*v1alpha1.Tenant, error) {
 			PodSecurity: o.PodSecurity,
 		},
 	}
-	if errs := validation.IsDNS1123Label(o.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("tenant name %q: %s", o.Name, strings.Join(errs, "; "))
-	}
 	for _, ns := range o.Namespaces {
-		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-			return nil, fmt.Errorf("namespace %q: %s", ns, strings.Join(errs, "; "))
-		}
 		t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: ns})
 	}
 	if len(o.Quota) > 0 {
@@ -70,8 +64,8 @@ func NewTenant(o TenantOptions) (*v1alpha1.Tenant, error) {
 		}
 		t.Spec.Sources = []v1alpha1.Source{{Name: o.Name, Git: git, Path: o.Path}}
 	}
-	if _, err := render.Objects(t, render.Holdings{}); err != nil {
-		return nil, err
+	if errs := apivalidation.ValidateTenant(t); len(errs) > 0 {
+		return nil, errs.ToAggregate()
 	}
 	return t, nil
 }
@@ -87,9 +81,7 @@ type EnvPath struct {
 	Path string
 }
 
-var shellName = regexp.MustCompile(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
-
-// ParseVariables reads K=V pairs, K a shell-style name.
+// ParseVariables reads K=V pairs; the Tenant's schema judges the names.
 func ParseVariables(pairs []string) (map[string]string, error) {
 	if len(pairs) == 0 {
 		return nil, nil
@@ -97,8 +89,8 @@ func ParseVariables(pairs []string) (map[string]string, error) {
 	vars := map[string]string{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
-		if !ok || !shellName.MatchString(k) {
-			return nil, fmt.Errorf("%q: want K=V with K a shell-style name (letters, digits and '_', not starting with a digit)", p)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q: want K=V", p)
 		}
 		if _, dup := vars[k]; dup {
 			return nil, fmt.Errorf("%q: %s set twice", p, k)

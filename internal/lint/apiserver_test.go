@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
@@ -67,6 +70,7 @@ func TestCustomResourceValidationMatchesTheAPIServer(t *testing.T) {
 		"no namespaces":          func(s map[string]any) { delete(s, "namespaces"); delete(s, "selfService"); delete(s, "sources") },
 		"sources, no namespaces": func(s map[string]any) { delete(s, "namespaces") },
 		"platform namespace":     func(s map[string]any) { s["namespaces"] = []any{map[string]any{"name": "kube-system"}} },
+		"templates namespace":    func(s map[string]any) { s["namespaces"] = []any{map[string]any{"name": "landlord-templates"}} },
 		"namespace not a label":  func(s map[string]any) { s["namespaces"] = []any{map[string]any{"name": "Apps"}} },
 		"duplicate namespace": func(s map[string]any) {
 			s["namespaces"] = []any{map[string]any{"name": "a"}, map[string]any{"name": "a"}}
@@ -80,8 +84,12 @@ func TestCustomResourceValidationMatchesTheAPIServer(t *testing.T) {
 		"path escaping":           func(s map[string]any) { src(s, 0)["path"] = "../other" },
 		"foreign target":          func(s map[string]any) { src(s, 0)["targetNamespace"] = "default" },
 		"unknown dependency":      func(s map[string]any) { src(s, 2)["dependsOn"] = []any{"ghost"} },
+		"template dependency":     func(s map[string]any) { src(s, 2)["dependsOn"] = []any{"apps", "base"} },
+		"decryption without keys": func(s map[string]any) { src(s, 0)["decryption"] = map[string]any{"provider": "sops"} },
+		"duplicate source":        func(s map[string]any) { src(s, 2)["name"] = "apps"; delete(src(s, 2), "dependsOn") },
 		"variable name":           func(s map[string]any) { s["variables"] = map[string]any{"1BAD": "x"} },
 		"built-in variable":       func(s map[string]any) { s["variables"] = map[string]any{"TENANT_NAME": "x"} },
+		"built-in namespace var":  func(s map[string]any) { s["variables"] = map[string]any{"TENANT_NAMESPACE": "x"} },
 		"cluster-admin role":      func(s map[string]any) { s["role"] = "cluster-admin" },
 		"cluster-wide admin":      func(s map[string]any) { s["extraClusterRoles"] = []any{"view", "cluster-admin"} },
 		"owner kind":              func(s map[string]any) { s["owners"] = []any{map[string]any{"kind": "Robot", "name": "r"}} },
@@ -155,6 +163,33 @@ func compareWithAPIServer(t *testing.T, c client.Client, s *apivalidation.Schema
 	if !slices.Equal(got, want) {
 		t.Errorf("lint refuses fields %q, the apiserver %q (%v)", got, want, apiErr)
 	}
+
+	// What decodes into a Tenant, render, fleet and the CLI judge with
+	// ValidateTenant: it must refuse the same fields.
+	tenant := &v1alpha1.Tenant{}
+	if u.GroupVersionKind() != tenantKind || decodeStrict(obj, tenant) != nil {
+		return
+	}
+	var typed []string
+	for _, err := range apivalidation.ValidateTenant(tenant) {
+		typed = append(typed, strings.TrimPrefix(err.Field, "<nil>"))
+	}
+	slices.Sort(typed)
+	typed = slices.Compact(typed)
+	if !slices.Equal(typed, want) {
+		t.Errorf("ValidateTenant refuses fields %q, the apiserver %q (%v)", typed, want, apiErr)
+	}
+}
+
+// decodeStrict decodes obj into out, refusing unknown fields.
+func decodeStrict(obj map[string]any, out any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(out)
 }
 
 // src is the i-th source of a Tenant spec.

@@ -16,8 +16,6 @@ const (
 	TenantNamespaceVariable = "TENANT_NAMESPACE"
 )
 
-var builtinVariables = []string{TenantNameVariable, TenantNamespaceVariable}
-
 // Pod Security Admission labels.
 const podSecurityLabel = "pod-security.kubernetes.io/"
 

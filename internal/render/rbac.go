@@ -11,8 +11,6 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
-var ownerKinds = []string{rbacv1.UserKind, rbacv1.GroupKind, rbacv1.ServiceAccountKind}
-
 // serviceAccount is the reconciler of one namespace. Every tenant namespace
 // has one, so that Flux objects there can run as the tenant's reconciler.
 func serviceAccount(t *v1alpha1.Tenant, ns string) *corev1.ServiceAccount {
@@ -45,7 +43,7 @@ func reconcilerSubjects(t *v1alpha1.Tenant, all []string) []rbacv1.Subject {
 func ownerSubjects(t *v1alpha1.Tenant) []rbacv1.Subject {
 	subjects := make([]rbacv1.Subject, 0, len(t.Spec.Owners))
 	for _, o := range t.Spec.Owners {
-		s, _ := subject(o) // validate rejected unknown kinds
+		s, _ := subject(o) // the schema refuses unknown kinds
 		subjects = append(subjects, s)
 	}
 	return subjects

@@ -5,7 +5,6 @@ package render
 
 import (
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 )
 
 // Names of the objects rendered in every tenant namespace.
@@ -49,7 +49,7 @@ const (
 // Kustomization. No object carries an ownerReference: the controller
 // decides ownership.
 func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
-	errs := validate(t)
+	errs := apivalidation.ValidateTenant(t)
 	errs = append(errs, validateSelfService(t, h.SelfService)...)
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -117,106 +117,6 @@ func guarded(t *v1alpha1.Tenant, ns string, all []string) []client.Object {
 		objects = append(objects, networkPolicy(t, ns))
 	}
 	return append(objects, variables(t, ns))
-}
-
-// validate reports what cannot be rendered, naming the field. The CRD's
-// schema rejects most of it already; the render also runs on fleet YAML
-// that never met an apiserver.
-func validate(t *v1alpha1.Tenant) field.ErrorList {
-	var errs field.ErrorList
-	spec := field.NewPath("spec")
-	if t.Name == "" {
-		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "the tenant needs a name"))
-	}
-
-	seen := map[string]bool{}
-	for i, ns := range t.Spec.Namespaces {
-		p := spec.Child("namespaces").Index(i).Child("name")
-		switch {
-		case ns.Name == "":
-			errs = append(errs, field.Required(p, ""))
-		case ns.Name == TemplatesNamespace:
-			errs = append(errs, field.Forbidden(p, "namespace "+TemplatesNamespace+" holds the platform's template sources of every tenant"))
-		case seen[ns.Name]:
-			errs = append(errs, field.Duplicate(p, ns.Name))
-		}
-		seen[ns.Name] = true
-	}
-
-	for i, o := range t.Spec.Owners {
-		p := spec.Child("owners").Index(i)
-		if _, err := subject(o); err != nil {
-			errs = append(errs, field.NotSupported(p.Child("kind"), o.Kind, ownerKinds))
-		}
-		if o.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		}
-	}
-
-	for _, k := range builtinVariables {
-		if _, ok := t.Spec.Variables[k]; ok {
-			errs = append(errs, field.Forbidden(spec.Child("variables").Key(k),
-				"reserved: Landlord sets TENANT_NAME and TENANT_NAMESPACE itself"))
-		}
-	}
-
-	errs = append(errs, validateSources(t, spec.Child("sources"))...)
-	return errs
-}
-
-func validateSources(t *v1alpha1.Tenant, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(t.Spec.Sources) > 0 && len(t.Spec.Namespaces) == 0 {
-		errs = append(errs, field.Required(field.NewPath("spec", "namespaces"),
-			"spec.sources need a namespace: the first one holds the Flux objects"))
-	}
-	names, kinds := map[string]bool{}, map[string]string{}
-	for _, src := range t.Spec.Sources {
-		names[src.Name] = true
-		kinds[src.Name] = sourceKind(src)
-	}
-	seen := map[string]bool{}
-	for i, src := range t.Spec.Sources {
-		p := path.Index(i)
-		switch {
-		case src.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case seen[src.Name]:
-			errs = append(errs, field.Duplicate(p.Child("name"), src.Name))
-		}
-		seen[src.Name] = true
-		if (src.Git == nil) == (src.Template == nil) {
-			errs = append(errs, field.Invalid(p, src.Name, "must set exactly one of git or template"))
-		} else if repo := gitSource(src); repo.URL == "" {
-			errs = append(errs, field.Required(p.Child(sourceKind(src)).Child("url"), ""))
-		}
-		if tn := src.TargetNamespace; tn != "" && !ownsNamespace(t, tn) {
-			errs = append(errs, field.NotSupported(p.Child("targetNamespace"), tn, t.NamespaceNames()))
-		}
-		for j, d := range src.DependsOn {
-			if d == src.Name || !names[d] {
-				errs = append(errs, field.NotFound(p.Child("dependsOn").Index(j), d))
-			} else if kinds[d] != sourceKind(src) {
-				// Flux's lockdown refuses dependencies across namespaces.
-				errs = append(errs, field.Invalid(p.Child("dependsOn").Index(j), d,
-					"a template source and the tenant's own sources live in different namespaces; allowed: sources of the same kind"))
-			}
-		}
-		if d := src.Decryption; d != nil && d.SecretRef == "" {
-			errs = append(errs, field.Required(p.Child("decryption", "secretRef"),
-				"without keys of its own, kustomize-controller would decrypt with its own (LL005)"))
-		}
-	}
-	return errs
-}
-
-// ownsNamespace reports whether ns is one of the tenant's namespaces,
-// assigned or, by its prefix, self-service.
-func ownsNamespace(t *v1alpha1.Tenant, ns string) bool {
-	if slices.Contains(t.NamespaceNames(), ns) {
-		return true
-	}
-	return t.Spec.SelfService != nil && strings.HasPrefix(ns, t.Spec.SelfService.Prefix)
 }
 
 // meta is the metadata of every rendered object: name, namespace (empty for

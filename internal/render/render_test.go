@@ -221,7 +221,7 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 			t := tenant("a", "a")
 			t.Spec.Variables = map[string]string{"TENANT_NAME": "b"}
 			return t
-		}(), "spec.variables[TENANT_NAME]"},
+		}(), "spec.variables: Forbidden: spec.variables must not set TENANT_NAME"},
 		"sources without namespaces": {func() *v1alpha1.Tenant {
 			t := tenant("a")
 			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}}}
@@ -231,7 +231,7 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 			t := tenant("a", "a")
 			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, TargetNamespace: "default"}}
 			return t
-		}(), "spec.sources[0].targetNamespace"},
+		}(), "spec.sources[].targetNamespace must be a namespace of this tenant"},
 		"decryption with the controller's keys": {func() *v1alpha1.Tenant {
 			t := tenant("a", "a")
 			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, Decryption: &v1alpha1.Decryption{Provider: "sops"}}}
@@ -242,7 +242,7 @@ func TestInvalidTenantNamesTheField(t *testing.T) {
 			t.Spec.Sources = []v1alpha1.Source{{Name: "s", Git: &v1alpha1.GitSource{URL: "https://x"}, DependsOn: []string{"base"}},
 				{Name: "base", Template: &v1alpha1.GitSource{URL: "https://y"}}}
 			return t
-		}(), "spec.sources[0].dependsOn[0]"},
+		}(), "spec.sources[].dependsOn must name another source of this tenant of the same kind"},
 		"the templates namespace": {tenant("a", "landlord-templates"), "spec.namespaces[0].name"},
 		"owner kind": {func() *v1alpha1.Tenant {
 			t := tenant("a", "a")
