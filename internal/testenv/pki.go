@@ -2,19 +2,18 @@ package testenv
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
+
+	issuer "github.com/landlord-dev/landlord/internal/pki"
 )
 
 // Identities of the control plane's clients.
@@ -73,114 +72,71 @@ func ensurePKI(dir string) (*pki, error) {
 }
 
 func (p *pki) generate() error {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate ca key: %w", err)
-	}
-	caTmpl, err := template(pkix.Name{CommonName: "landlord-testenv-ca"})
+	notBefore := time.Now().Add(-time.Minute) // valid at once despite second-rounded timestamps
+	notAfter := notBefore.Add(certValidity)
+	ca, err := issuer.NewCA(certutil.Config{CommonName: "landlord-testenv-ca", NotBefore: notBefore}, notAfter)
 	if err != nil {
 		return err
 	}
-	caTmpl.IsCA = true
-	caTmpl.BasicConstraintsValid = true
-	caTmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
-	if err != nil {
-		return fmt.Errorf("create ca certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return fmt.Errorf("parse ca certificate: %w", err)
-	}
-	if err := p.write("ca", caDER, caKey); err != nil {
+	if err := p.write("ca", ca); err != nil {
 		return err
 	}
-
-	serving, err := template(pkix.Name{CommonName: "kube-apiserver"})
-	if err != nil {
-		return err
-	}
-	serving.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	serving.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.ParseIP(serviceIP)}
-	serving.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
-
-	admin, err := template(pkix.Name{CommonName: adminUser, Organization: []string{"system:masters"}})
-	if err != nil {
-		return err
-	}
-	admin.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-
-	controller, err := template(pkix.Name{CommonName: controllerUser})
-	if err != nil {
-		return err
-	}
-	controller.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-
-	for name, tmpl := range map[string]*x509.Certificate{"apiserver": serving, "admin": admin, "kube-controller-manager": controller} {
-		if err := p.issue(name, tmpl, ca, caKey); err != nil {
+	serverAuth := []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	clientAuth := []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	for name, cfg := range map[string]certutil.Config{
+		"apiserver": {CommonName: "kube-apiserver", Usages: serverAuth, AltNames: issuer.AltNames(
+			"127.0.0.1", "::1", serviceIP,
+			"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local")},
+		"admin":                   {CommonName: adminUser, Organization: []string{"system:masters"}, Usages: clientAuth},
+		"kube-controller-manager": {CommonName: controllerUser, Usages: clientAuth},
+	} {
+		cfg.NotBefore = notBefore
+		leaf, err := ca.Issue(cfg, notAfter)
+		if err != nil {
+			return err
+		}
+		if err := p.write(name, leaf); err != nil {
 			return err
 		}
 	}
-
-	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate service-account key: %w", err)
-	}
-	if err := p.write("service-account", nil, saKey); err != nil {
-		return err
-	}
-	// --service-account-key-file reads PKIX public keys, not PKCS #8 private ones.
-	pubDER, err := x509.MarshalPKIXPublicKey(saKey.Public())
-	if err != nil {
-		return fmt.Errorf("marshal service-account public key: %w", err)
-	}
-	if err := os.WriteFile(p.path("service-account.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o600); err != nil {
-		return fmt.Errorf("write service-account public key: %w", err)
-	}
-	return nil
+	return p.writeServiceAccountKey()
 }
 
-func (p *pki) issue(name string, tmpl, ca *x509.Certificate, caKey crypto.Signer) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// write stores name.crt and name.key.
+func (p *pki) write(name string, pair *issuer.KeyPair) error {
+	certPEM, keyPEM, err := pair.PEM()
 	if err != nil {
-		return fmt.Errorf("generate %s key: %w", name, err)
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
-	if err != nil {
-		return fmt.Errorf("create %s certificate: %w", name, err)
-	}
-	return p.write(name, der, key)
-}
-
-// write stores name.key and, when der is set, name.crt.
-func (p *pki) write(name string, der []byte, key *ecdsa.PrivateKey) error {
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return fmt.Errorf("marshal %s key: %w", name, err)
-	}
-	if err := os.WriteFile(p.path(name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+	if err := keyutil.WriteKey(p.path(name+".key"), keyPEM); err != nil {
 		return fmt.Errorf("write %s key: %w", name, err)
 	}
-	if der == nil {
-		return nil
-	}
-	if err := os.WriteFile(p.path(name+".crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	if err := certutil.WriteCert(p.path(name+".crt"), certPEM); err != nil {
 		return fmt.Errorf("write %s certificate: %w", name, err)
 	}
 	return nil
 }
 
-func template(subject pkix.Name) (*x509.Certificate, error) {
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+// writeServiceAccountKey stores the key tokens are signed with and its
+// public half, PKIX-encoded as --service-account-key-file reads it.
+func (p *pki) writeServiceAccountKey() error {
+	keyPEM, err := keyutil.MakeEllipticPrivateKeyPEM()
 	if err != nil {
-		return nil, fmt.Errorf("generate serial number: %w", err)
+		return fmt.Errorf("generate service-account key: %w", err)
 	}
-	now := time.Now()
-	return &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      subject,
-		NotBefore:    now.Add(-time.Minute), // valid at once despite second-rounded timestamps
-		NotAfter:     now.Add(certValidity),
-	}, nil
+	key, err := keyutil.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return fmt.Errorf("parse service-account key: %w", err)
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(key.(crypto.Signer).Public())
+	if err != nil {
+		return fmt.Errorf("marshal service-account public key: %w", err)
+	}
+	if err := keyutil.WriteKey(p.path("service-account.key"), keyPEM); err != nil {
+		return fmt.Errorf("write service-account key: %w", err)
+	}
+	if err := os.WriteFile(p.path("service-account.pub"), pem.EncodeToMemory(&pem.Block{Type: keyutil.PublicKeyBlockType, Bytes: pubDER}), 0o600); err != nil {
+		return fmt.Errorf("write service-account public key: %w", err)
+	}
+	return nil
 }

@@ -1,18 +1,14 @@
 package webhook
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/landlord-dev/landlord/internal/pki"
 )
 
 // Keys of the serving certificate Secret, as cert-manager writes them, plus
@@ -32,89 +28,59 @@ type bundle map[string][]byte
 // issue makes a new CA and a serving certificate for hosts, valid from now
 // for validity, keeping previousCA in the bundle while it is valid.
 func issue(now time.Time, validity time.Duration, hosts []string, previousCA []byte) (bundle, error) {
-	caPriv, caDER, err := newCert(now, validity, &x509.Certificate{
-		Subject:               pkix.Name{CommonName: "landlord-webhook-ca"},
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}, nil, nil)
+	notAfter := now.Add(validity)
+	ca, err := pki.NewCA(certutil.Config{CommonName: "landlord-webhook-ca", NotBefore: now}, notAfter)
 	if err != nil {
 		return nil, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	serving, err := ca.Issue(certutil.Config{
+		CommonName: hosts[0],
+		AltNames:   pki.AltNames(hosts...),
+		Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		NotBefore:  now,
+	}, notAfter)
 	if err != nil {
 		return nil, err
 	}
-	leaf := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: hosts[0]},
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			leaf.IPAddresses = append(leaf.IPAddresses, ip)
-		} else {
-			leaf.DNSNames = append(leaf.DNSNames, h)
-		}
-	}
-	priv, der, err := newCert(now, validity, leaf, ca, caPriv)
+	caPEM, caKeyPEM, err := ca.PEM()
 	if err != nil {
 		return nil, err
 	}
-	caKeyDER, err := x509.MarshalECPrivateKey(caPriv)
+	certPEM, keyPEM, err := serving.PEM()
 	if err != nil {
 		return nil, err
 	}
-	keyDER, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		return nil, err
-	}
-	caPEM := pemBlock("CERTIFICATE", caDER)
-	for _, old := range parseCerts(previousCA) {
+	// An unreadable previous bundle holds nothing a replica could still serve under.
+	previous, _ := certutil.ParseCertsPEM(previousCA)
+	var kept []*x509.Certificate
+	for _, old := range previous {
 		if now.Before(old.NotAfter) {
-			caPEM = append(caPEM, pemBlock("CERTIFICATE", old.Raw)...)
+			kept = append(kept, old)
 		}
+	}
+	keptPEM, err := certutil.EncodeCertificates(kept...)
+	if err != nil {
+		return nil, err
 	}
 	return bundle{
-		certKey:   pemBlock("CERTIFICATE", der),
-		keyKey:    pemBlock("EC PRIVATE KEY", keyDER),
-		caKey:     caPEM,
-		caPrivKey: pemBlock("EC PRIVATE KEY", caKeyDER),
+		certKey:   certPEM,
+		keyKey:    keyPEM,
+		caKey:     append(caPEM, keptPEM...),
+		caPrivKey: caKeyPEM,
 	}, nil
-}
-
-// newCert signs template with parent's key, or self-signs it when parent
-// is nil, on a new P-256 key.
-func newCert(now time.Time, validity time.Duration, template, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte, error) {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generating a key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		return nil, nil, fmt.Errorf("generating a serial number: %w", err)
-	}
-	template.SerialNumber = serial
-	template.NotBefore = now
-	template.NotAfter = now.Add(validity)
-	if parent == nil {
-		parent, parentKey = template, priv
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, parent, &priv.PublicKey, parentKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("signing %s: %w", template.Subject.CommonName, err)
-	}
-	return priv, der, nil
 }
 
 // check says why b must be replaced at now for hosts, nil if it serves:
 // parseable, signed by its CA, naming every host and with more than a third
 // of its lifetime left, the CA too.
 func (b bundle) check(now time.Time, hosts []string) error {
-	cas := parseCerts(b[caKey])
-	leaves := parseCerts(b[certKey])
-	if len(cas) == 0 || len(leaves) == 0 {
-		return errors.New("no certificate")
+	cas, err := certutil.ParseCertsPEM(b[caKey])
+	if err != nil {
+		return fmt.Errorf("CA bundle: %w", err)
+	}
+	leaves, err := certutil.ParseCertsPEM(b[certKey])
+	if err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
 	}
 	if _, err := tls.X509KeyPair(b[certKey], b[keyKey]); err != nil {
 		return fmt.Errorf("serving key pair: %w", err)
@@ -134,19 +100,4 @@ func (b bundle) check(now time.Time, hosts []string) error {
 		}
 	}
 	return nil
-}
-
-// parseCerts returns the certificates PEM-encoded in data, skipping the rest.
-func parseCerts(data []byte) []*x509.Certificate {
-	var certs []*x509.Certificate
-	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
-		if c, err := x509.ParseCertificate(block.Bytes); err == nil && block.Type == "CERTIFICATE" {
-			certs = append(certs, c)
-		}
-	}
-	return certs
-}
-
-func pemBlock(typ string, der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
 }
