@@ -53,6 +53,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				ClientConfig:            clientConfig(opts, ValidatePath, caBundle),
 				Rules:                   tenantObjectRules(allOperations),
 				NamespaceSelector:       tenantNamespaces(),
+				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatformUnjudged()},
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          ptr.To[int32](5),
@@ -161,6 +162,33 @@ func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrati
 		Rule: admissionregistrationv1.Rule{
 			APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources, Scope: ptr.To(scope),
 		},
+	}
+}
+
+// unjudgedForPlatform are the kinds no rule judges but LL010, which holds
+// tenants alone: a platform controller's write of one is always allowed.
+// They are most of what Landlord and kube-controller-manager write in a
+// tenant namespace.
+var unjudgedForPlatform = []struct{ group, resource string }{
+	{"", "configmaps"}, {"", "serviceaccounts"}, {"", "resourcequotas"}, {"", "limitranges"},
+	{"networking.k8s.io", "networkpolicies"},
+}
+
+// platformControllers matches Landlord and the service accounts of
+// Kubernetes' and Flux's controllers, as the policy names them; a
+// break-glass admin still goes through the webhook, which fails closed.
+var platformControllers = fmt.Sprintf(`request.userInfo.username == %q || request.userInfo.username.matches("^system:serviceaccount:(kube-system|flux-system):[^:]+$")`, policy.ControllerUser)
+
+// notPlatformUnjudged spares the webhook the platform controllers' writes
+// of unjudgedForPlatform, which it would allow whatever they hold.
+func notPlatformUnjudged() admissionregistrationv1.MatchCondition {
+	kinds := make([]string, len(unjudgedForPlatform))
+	for i, k := range unjudgedForPlatform {
+		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource == %q)", k.group, k.resource)
+	}
+	return admissionregistrationv1.MatchCondition{
+		Name:       "not-platform-controllers-unjudged-kinds",
+		Expression: fmt.Sprintf("!((%s) && (%s))", platformControllers, strings.Join(kinds, " || ")),
 	}
 }
 

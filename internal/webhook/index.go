@@ -86,8 +86,11 @@ func (x *Index) Namespace(name string) *corev1.Namespace {
 
 // get reads obj from the cache, else live; false when neither has it or a
 // read fails, which callers treat as absent and the policy then freezes.
+// Cache reads share the cached object's maps and slices rather than copy
+// them: the policy only reads, and under load the copies cost more than the
+// rules that read them.
 func (x *Index) get(key client.ObjectKey, obj client.Object) bool {
-	if err := x.c.Get(x.ctx, key, obj); err == nil {
+	if err := x.c.Get(x.ctx, key, obj, client.UnsafeDisableDeepCopy); err == nil {
 		return true
 	}
 	return x.live.Get(x.ctx, key, obj) == nil
@@ -106,7 +109,7 @@ func (x *Index) Owning(key string) []*v1alpha1.Tenant {
 // Labelled lists the namespaces labelled for the tenant.
 func (x *Index) Labelled(tenant string) []*corev1.Namespace {
 	list := &corev1.NamespaceList{}
-	if err := x.c.List(x.ctx, list, client.MatchingFields{namespaceTenantKey: tenant}); err != nil {
+	if err := x.c.List(x.ctx, list, client.MatchingFields{namespaceTenantKey: tenant}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	out := make([]*corev1.Namespace, len(list.Items))
@@ -116,10 +119,11 @@ func (x *Index) Labelled(tenant string) []*corev1.Namespace {
 	return out
 }
 
-// tenants lists the Tenants matching an index; a cache error reads as none.
+// tenants lists the Tenants matching an index, sharing the cache's
+// objects as get does; a cache error reads as none.
 func (x *Index) tenants(match client.MatchingFields) []*v1alpha1.Tenant {
 	list := &v1alpha1.TenantList{}
-	if err := x.c.List(x.ctx, list, match); err != nil {
+	if err := x.c.List(x.ctx, list, match, client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	out := make([]*v1alpha1.Tenant, len(list.Items))

@@ -1,0 +1,95 @@
+package webhook
+
+import (
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/policy"
+)
+
+// oneTenant holds tenant "t": namespace t-apps, owned by group t-owners.
+type oneTenant struct{ t *v1alpha1.Tenant }
+
+func (o oneTenant) ForNamespace(ns string) *v1alpha1.Tenant {
+	if ns == "t-apps" {
+		return o.t
+	}
+	return nil
+}
+func (o oneTenant) Claimant(ns string) string {
+	if o.ForNamespace(ns) != nil {
+		return "t"
+	}
+	return ""
+}
+func (o oneTenant) ForUser(u authenticationv1.UserInfo) []*v1alpha1.Tenant {
+	for _, g := range u.Groups {
+		if g == "t-owners" {
+			return []*v1alpha1.Tenant{o.t}
+		}
+	}
+	return nil
+}
+func (o oneTenant) SelfServiceCount(string) int { return 0 }
+func (o oneTenant) Released(string) string      { return "" }
+
+// TestUnjudgedKindsNeverDenyPlatformControllers: what the API server no
+// longer sends to the webhook, platform controllers writing the kinds of
+// unjudgedForPlatform, the policy allows whatever the object holds, even
+// Landlord's label that a tenant may not touch (LL010).
+func TestUnjudgedKindsNeverDenyPlatformControllers(t *testing.T) {
+	meta := metav1.ObjectMeta{Namespace: "t-apps", Name: "x", Labels: map[string]string{
+		v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue, v1alpha1.TenantLabel: "other",
+	}}
+	objects := map[string]runtime.Object{
+		"/configmaps":                       &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
+		"/serviceaccounts":                  &corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
+		"/resourcequotas":                   &corev1.ResourceQuota{ObjectMeta: meta},
+		"/limitranges":                      &corev1.LimitRange{ObjectMeta: meta},
+		"networking.k8s.io/networkpolicies": &networkingv1.NetworkPolicy{ObjectMeta: meta, Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}}},
+	}
+	tenants := oneTenant{&v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: v1alpha1.TenantSpec{
+		Namespaces: []v1alpha1.TenantNamespace{{Name: "t-apps"}}, Owners: []v1alpha1.Owner{{Kind: "Group", Name: "t-owners"}},
+	}}}
+	controllers := []authenticationv1.UserInfo{
+		{Username: policy.ControllerUser},
+		{Username: "system:serviceaccount:kube-system:namespace-controller"},
+		{Username: "system:serviceaccount:flux-system:kustomize-controller"},
+	}
+	owner := authenticationv1.UserInfo{Username: "alice", Groups: []string{"t-owners"}}
+	for _, k := range unjudgedForPlatform {
+		obj, ok := objects[k.group+"/"+k.resource]
+		if !ok {
+			t.Fatalf("no object of %s/%s to judge: add one", k.group, k.resource)
+		}
+		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
+			req := policy.Request{Operation: op, Namespace: "t-apps"}
+			switch op {
+			case admissionv1.Create:
+				req.Object = obj
+			case admissionv1.Update:
+				req.Object, req.OldObject = obj, obj
+			case admissionv1.Delete:
+				req.OldObject = obj
+			}
+			for _, u := range controllers {
+				req.User = u
+				if errs := policy.Evaluate(req, tenants); len(errs) > 0 {
+					t.Errorf("%s %s/%s by %s: %v, want allowed: the API server no longer asks", op, k.group, k.resource, u.Username, errs)
+				}
+			}
+			req.User = owner
+			if errs := policy.Evaluate(req, tenants); len(errs) == 0 {
+				t.Errorf("%s %s/%s by a tenant owner: allowed, want LL010: the tenant's writes must still be judged", op, k.group, k.resource)
+			}
+		}
+	}
+}
