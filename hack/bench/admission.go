@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +17,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -31,6 +34,8 @@ const (
 	rounds          = 3
 	writesPerRound  = 1000
 	warmupPerTarget = 200
+	// profileSpan covers the first round in the tenant namespace.
+	profileSpan = 5 * time.Second
 )
 
 func init() { parts["p2"] = measureAdmission }
@@ -110,6 +115,10 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	apiserverHTTP, err := rest.HTTPClientFor(p.Config)
+	if err != nil {
+		return nil, err
+	}
 	tenantNS := tenant.Spec.Namespaces[0].Name
 	if err := waitWritable(ctx, cs, tenantNS, platformNamespace); err != nil {
 		return nil, err
@@ -119,16 +128,31 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	for _, kind := range kinds {
 		log.Printf("p2: %s creates, %d clients, %d rounds of %d per namespace", kind.name, workers, rounds, writesPerRound)
 		profile := e.profileDir != "" && kind.name == "ConfigMap"
+		handledBefore, countBefore, err := ctl.handlerTime(ctx)
+		if err != nil {
+			return nil, err
+		}
 		tenantLoad, platformLoad, err := compare(ctx, cs, kind.name, kind.create, tenantNS, func(round int) func() error {
 			if !profile || round != 0 {
 				return func() error { return nil }
 			}
-			return ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), 5*time.Second)
+			// Both ends of the webhook call: the controller and the API server.
+			controller := ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), profileSpan)
+			apiserver := takeProfile(ctx, apiserverHTTP, p.Config.Host, filepath.Join(e.profileDir, "p2-apiserver.pprof"), profileSpan)
+			return func() error { return errors.Join(controller(), apiserver()) }
 		})
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, admissionRows(kind.name, tenantLoad, platformLoad)...)
+		handled, count, err := ctl.handlerTime(ctx)
+		if err != nil {
+			return nil, err
+		}
+		kindRows := admissionRows(kind.name, tenantLoad, platformLoad)
+		if count > countBefore {
+			kindRows[0].note += fmt.Sprintf("; the webhook handled %.0f requests, mean %.2f ms each", count-countBefore, (handled-handledBefore)/(count-countBefore)*1000)
+		}
+		rows = append(rows, kindRows...)
 	}
 	return rows, nil
 }
@@ -171,6 +195,7 @@ func waitWritable(ctx context.Context, cs kubernetes.Interface, namespaces ...st
 // namespace, alternating rounds after a warm-up; during returns the end of
 // what runs beside the tenant namespace's round, such as a profile.
 func compare(ctx context.Context, cs kubernetes.Interface, kind string, create creator, tenantNS string, during func(round int) func() error) (tenant, platform load, err error) {
+	kind = strings.ToLower(kind)
 	for _, ns := range []string{tenantNS, platformNamespace} {
 		if _, err := series(ctx, cs, create, ns, kind+"-warmup", warmupPerTarget); err != nil {
 			return tenant, platform, err
@@ -198,20 +223,23 @@ func compare(ctx context.Context, cs kubernetes.Interface, kind string, create c
 // each create's latency; failed creates count as errors.
 func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, prefix string, n int) (load, error) {
 	var (
-		next   atomic.Int64
-		mu     sync.Mutex
-		result load
-		wg     sync.WaitGroup
+		next    atomic.Int64
+		mu      sync.Mutex
+		result  load
+		lastErr error
+		wg      sync.WaitGroup
 	)
 	start := time.Now()
 	for range workers {
 		wg.Go(func() {
 			var mine []time.Duration
 			errs := 0
+			var last error
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
 				began := time.Now()
 				if err := create(ctx, cs, ns, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
 					errs++
+					last = err
 					continue
 				}
 				mine = append(mine, time.Since(began))
@@ -219,13 +247,16 @@ func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, pr
 			mu.Lock()
 			result.latencies = append(result.latencies, mine...)
 			result.errors += errs
+			if last != nil {
+				lastErr = last
+			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	result.elapsed = time.Since(start)
 	if len(result.latencies) == 0 {
-		return result, fmt.Errorf("every create in %s failed", ns)
+		return result, fmt.Errorf("every create in %s failed, the last with: %w", ns, lastErr)
 	}
 	return result, ctx.Err()
 }

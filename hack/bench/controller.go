@@ -181,25 +181,66 @@ func (c *controllerProcess) memory() (peak, current float64, err error) {
 // profile starts taking a CPU profile of the controller for d into path;
 // the function it returns waits for it to be written.
 func (c *controllerProcess) profile(ctx context.Context, path string, d time.Duration) func() error {
+	return takeProfile(ctx, http.DefaultClient, "http://"+c.pprof, path, d)
+}
+
+// takeProfile starts fetching a CPU profile of d from the pprof endpoints
+// under base into path; the function it returns waits for it.
+func takeProfile(ctx context.Context, c *http.Client, base, path string, d time.Duration) func() error {
 	done := make(chan error, 1)
 	go func() {
-		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", c.pprof, int(d.Seconds()))
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			done <- err
-			return
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err == nil {
-			err = os.WriteFile(path, body, 0o644)
-		}
-		done <- err
+		done <- func() error {
+			url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("%s: %s", url, resp.Status)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(path, body, 0o644)
+		}()
 	}()
 	return func() error { return <-done }
+}
+
+// handlerTime reads the webhook server's time handling /validate, summed in
+// seconds, and the requests it handled, from the controller's metrics.
+func (c *controllerProcess) handlerTime(ctx context.Context) (seconds, count float64, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metrics+"/metrics", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		v, _ := strconv.ParseFloat(value, 64)
+		switch name {
+		case `controller_runtime_webhook_latency_seconds_sum{webhook="/validate"}`:
+			seconds = v
+		case `controller_runtime_webhook_latency_seconds_count{webhook="/validate"}`:
+			count = v
+		}
+	}
+	return seconds, count, nil
 }
