@@ -6,14 +6,12 @@ package config
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 
+	"github.com/fluxcd/pkg/ssa/utils"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -35,21 +33,11 @@ func ControllerRoles() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	var roles []*unstructured.Unstructured
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		role := &unstructured.Unstructured{}
-		err := decoder.Decode(&role.Object)
-		if errors.Is(err, io.EOF) {
-			return roles, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("decoding rbac/role.yaml: %w", err)
-		}
-		if len(role.Object) > 0 {
-			roles = append(roles, role)
-		}
+	roles, err := utils.ReadObjects(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decoding rbac/role.yaml: %w", err)
 	}
+	return roles, nil
 }
 
 // CRDs returns Landlord's CRD followed by the Flux CRDs.

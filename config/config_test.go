@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/landlord-dev/landlord/config"
-	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -49,7 +50,7 @@ func TestDefaultInstallApplies(t *testing.T) {
 	for _, obj := range objects {
 		toApply = append(toApply, obj)
 	}
-	if err := apply.Objects(context.Background(), k8s, "config-test", toApply...); err != nil {
+	if _, err := install.Apply(context.Background(), k8s, io.Discard, toApply...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -88,7 +89,6 @@ func TestInstallIsConfigDefault(t *testing.T) {
 		t.Fatalf("the embedded install has %d objects, config/default %d", len(embedded), len(onDisk))
 	}
 	for i := range onDisk {
-		// As JSON: kustomize's maps hold ints where unstructured has int64.
 		a, errA := json.Marshal(embedded[i].Object)
 		b, errB := json.Marshal(onDisk[i].Object)
 		if err := errors.Join(errA, errB); err != nil {
@@ -109,11 +109,16 @@ func build(t *testing.T, dir string) []*unstructured.Unstructured {
 	}
 	var objects []*unstructured.Unstructured
 	for _, res := range resources.Resources() {
-		m, err := res.Map()
+		// Through JSON, as config.Install: unstructured objects hold int64.
+		data, err := res.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		objects = append(objects, &unstructured.Unstructured{Object: m})
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
+		}
+		objects = append(objects, obj)
 	}
 	return objects
 }

@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/audit"
 	"github.com/landlord-dev/landlord/internal/gitserver"
 	"github.com/landlord-dev/landlord/internal/helmrepo"
@@ -210,7 +209,8 @@ func bootstrap(ctx context.Context, c client.Client, url string) error {
 			SourceRef:          kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: meta.Name},
 		},
 	}
-	return apply.Objects(ctx, c, install.FieldOwner, repo, sync)
+	_, err := install.Apply(ctx, c, io.Discard, repo, sync)
+	return err
 }
 
 // waitTenantsReady prints each change of the demo tenants' Ready condition

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
@@ -101,10 +100,10 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 		if err != nil {
 			return fmt.Errorf("--apply: %w", err)
 		}
-		if err := apply.Objects(ctx, c, install.FieldOwner, objects...); err != nil {
+		fmt.Fprintf(out, "applying %d objects from %s\n", len(objects), path)
+		if _, err := install.Apply(ctx, c, out, objects...); err != nil {
 			return fmt.Errorf("--apply %s: %w", path, err)
 		}
-		fmt.Fprintf(out, "applied %d objects from %s\n", len(objects), path)
 	}
 	if opts.demo {
 		stopDemo, err := runDemo(ctx, out, env, c, dir)

@@ -6,14 +6,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/fluxcd/pkg/ssa/utils"
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/config"
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/install"
 )
 
@@ -34,8 +31,10 @@ func newInstallCommand(kube kubeFlags) *cobra.Command {
 		Long: `Install Landlord: its CRD, least-privilege RBAC, the controller Deployment,
 the webhook Service and the admission webhook configurations, as
 config/default builds them (embedded in this binary). Objects are applied
-with server-side apply, field manager ` + install.FieldOwner + `; running it
-again changes nothing.
+with server-side apply, field manager ` + install.FieldOwner + `, in stages as
+flux install applies: the CRD, namespace and ClusterRoles first, the rest
+once they are established. Each object's line says created, configured or
+unchanged; running it again changes nothing.
 
 --export prints the manifests instead, for a fleet repository's
 infrastructure/landlord directory.
@@ -48,7 +47,7 @@ helm controllers. A Flux that manages itself (flux bootstrap) reverts such
 a change on its next sync: put infrastructure/flux-lockdown, written by
 'landlord init fleet', into its flux-system kustomization.yaml as well.
 
---wait waits until the CRD is established, the controller Deployment is
+--wait waits (kstatus, as flux does) until the CRD is established, the controller Deployment is
 available and the webhook configurations have a CA bundle, printing each
 change, and fails after --timeout naming what is not ready.`,
 		Example: `  landlord install --flux-lockdown --wait
@@ -92,7 +91,12 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if opts.export {
-		return printObjects(out, objects)
+		yaml, err := utils.ObjectsToYAML(objects)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(out, yaml)
+		return err
 	}
 	c, err := opts.kube.client()
 	if err != nil {
@@ -106,10 +110,12 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 			return err
 		}
 	}
+	toApply := make([]client.Object, 0, len(objects))
 	for _, obj := range objects {
-		if err := applyReporting(cmd, c, obj); err != nil {
-			return err
-		}
+		toApply = append(toApply, obj)
+	}
+	if _, err := install.Apply(ctx, c, out, toApply...); err != nil {
+		return err
 	}
 	if flux != nil {
 		if err := flux.lockDown(ctx, c, out); err != nil {
@@ -117,70 +123,7 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 		}
 	}
 	if opts.wait {
-		return waitInstalled(ctx, c, out, objects, opts.timeout)
+		return install.Wait(ctx, c, out, objects, opts.timeout)
 	}
 	return nil
-}
-
-// printObjects writes objects as a multi-document YAML stream.
-func printObjects(w io.Writer, objects []*unstructured.Unstructured) error {
-	for _, obj := range objects {
-		data, err := yaml.Marshal(obj.Object)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "---\n%s", data); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// applyReporting applies one object and prints whether that created,
-// changed or left it as it was, as kubectl apply does.
-func applyReporting(cmd *cobra.Command, c client.Client, obj *unstructured.Unstructured) error {
-	ctx := cmd.Context()
-	before, err := resourceVersion(cmd, c, obj)
-	if err != nil {
-		return err
-	}
-	if err := apply.Objects(ctx, c, install.FieldOwner, obj.DeepCopy()); err != nil {
-		return err
-	}
-	after, err := resourceVersion(cmd, c, obj)
-	if err != nil {
-		return err
-	}
-	verb := "configured"
-	switch before {
-	case "":
-		verb = "created"
-	case after:
-		verb = "unchanged"
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", objectName(obj), verb)
-	return nil
-}
-
-// resourceVersion of the live object, empty when there is none.
-func resourceVersion(cmd *cobra.Command, c client.Client, obj *unstructured.Unstructured) (string, error) {
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(obj.GroupVersionKind())
-	err := c.Get(cmd.Context(), client.ObjectKeyFromObject(obj), live)
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", objectName(obj), err)
-	}
-	return live.GetResourceVersion(), nil
-}
-
-// objectName is Kind namespace/name, or Kind name when cluster-scoped.
-func objectName(obj client.Object) string {
-	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if obj.GetNamespace() == "" {
-		return kind + " " + obj.GetName()
-	}
-	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
 }

@@ -204,18 +204,13 @@ func (o secretGitOptions) gitAuth(stdin io.Reader) (secret.GitAuth, []byte, erro
 	return auth, nil, nil
 }
 
-// applySecret server-side applies the Secret, its values in data as the
-// API server stores them.
+// applySecret server-side applies the Secret; apply's normalization moves
+// its stringData into data, as the API server stores it.
 func applySecret(cmd *cobra.Command, kube kubeFlags, s *corev1.Secret) error {
 	c, err := kube.client()
 	if err != nil {
 		return err
 	}
-	s.Data = map[string][]byte{}
-	for k, v := range s.StringData {
-		s.Data[k] = []byte(v)
-	}
-	s.StringData = nil
 	if err := apply.Objects(cmd.Context(), c, cliFieldOwner, s); err != nil {
 		return err
 	}

@@ -1,30 +1,79 @@
-// Package install puts Landlord's cluster-wide parts into a cluster: its
-// CRD, the Flux CRDs when Flux is absent, and the ClusterRoles tenants are
-// bound to.
+// Package install puts Landlord into a cluster the way flux install puts
+// Flux: fluxcd/pkg/ssa applies the objects in stages and reports a change
+// set, kstatus waits until they are ready.
 package install
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
+	"github.com/fluxcd/cli-utils/pkg/object"
+	"github.com/fluxcd/pkg/ssa"
+	"github.com/fluxcd/pkg/ssa/normalize"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/config"
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // FieldOwner manages what the installer applies.
 const FieldOwner = "landlord-install"
 
-// Prerequisites applies the CRDs and the tenant ClusterRoles and waits until
-// the CRDs are served.
+// stageWait bounds the wait for the first stage (CRDs, namespaces and
+// ClusterRoles) before the objects that need it are applied.
+var stageWait = ssa.WaitOptions{Interval: 100 * time.Millisecond, Timeout: time.Minute}
+
+// Apply server-side applies objects under FieldOwner in stages — CRDs,
+// namespaces and ClusterRoles first, established before the rest — and
+// writes one line per object to out saying whether it was created,
+// configured or left unchanged, as kubectl apply does. Objects must carry
+// their kind; they are not modified.
+func Apply(ctx context.Context, c client.Client, out io.Writer, objects ...client.Object) (*ssa.ChangeSet, error) {
+	desired := make([]*unstructured.Unstructured, 0, len(objects))
+	for _, obj := range objects {
+		// A copy: ssa sorts and edits what it applies.
+		u, err := normalize.ToUnstructured(obj)
+		if err != nil {
+			return nil, fmt.Errorf("converting %T: %w", obj, err)
+		}
+		desired = append(desired, u)
+	}
+	if err := normalize.UnstructuredList(desired); err != nil {
+		return nil, err
+	}
+	changes, err := manager(c, polling.Options{}).ApplyAllStaged(ctx, desired, ssa.ApplyOptions{
+		WaitInterval: stageWait.Interval, WaitTimeout: stageWait.Timeout,
+	})
+	// What was applied before a failure is reported too.
+	for _, entry := range changes.Entries {
+		fmt.Fprintf(out, "%s %s\n", Name(entry.ObjMetadata), entry.Action)
+	}
+	return changes, err
+}
+
+func manager(c client.Client, opts polling.Options) *ssa.ResourceManager {
+	poller := polling.NewStatusPoller(c, c.RESTMapper(), opts)
+	return ssa.NewResourceManager(c, poller, ssa.Owner{Field: FieldOwner, Group: "landlord.dev"})
+}
+
+// Name is Kind namespace/name, or Kind name when cluster-scoped.
+func Name(id object.ObjMetadata) string {
+	if id.Namespace == "" {
+		return id.GroupKind.Kind + " " + id.Name
+	}
+	return id.GroupKind.Kind + " " + id.Namespace + "/" + id.Name
+}
+
+// Prerequisites applies the CRDs and the tenant ClusterRoles; Apply's
+// first stage leaves the CRDs served.
 func Prerequisites(ctx context.Context, c client.Client) error {
 	crds, err := config.CRDs()
 	if err != nil {
@@ -38,34 +87,8 @@ func Prerequisites(ctx context.Context, c client.Client) error {
 		crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 		objects = append(objects, crd)
 	}
-	if err := apply.Objects(ctx, c, FieldOwner, objects...); err != nil {
-		return err
-	}
-	for _, crd := range crds {
-		if err := waitEstablished(ctx, c, crd.Name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func waitEstablished(ctx context.Context, c client.Client, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
-	}
-	return nil
+	_, err = Apply(ctx, c, io.Discard, objects...)
+	return err
 }
 
 // The controller's identity in cluster.
@@ -102,5 +125,6 @@ func ControllerRBAC(ctx context.Context, c client.Client) error {
 		}
 		objects = append(objects, role, binding)
 	}
-	return apply.Objects(ctx, c, FieldOwner, objects...)
+	_, err = Apply(ctx, c, io.Discard, objects...)
+	return err
 }

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
@@ -98,7 +98,7 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	if err := install.Prerequisites(ctx, c); err != nil {
 		return err
 	}
-	if err := apply.Objects(ctx, c, install.FieldOwner, fluxIdentities()...); err != nil {
+	if _, err := install.Apply(ctx, c, io.Discard, fluxIdentities()...); err != nil {
 		return err
 	}
 
