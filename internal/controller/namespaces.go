@@ -46,7 +46,7 @@ func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1
 		}
 	}
 	labelled := &corev1.NamespaceList{}
-	if err := r.List(ctx, labelled, client.MatchingLabels{v1alpha1.TenantLabel: tenant.Name}); err != nil {
+	if err := r.List(ctx, labelled, client.MatchingFields{tenantIndex: tenant.Name}); err != nil {
 		return nil, fmt.Errorf("listing the tenant's namespaces: %w", err)
 	}
 	c.judgeSelfService(labelled.Items)

@@ -13,10 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/lockdown"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // objectID identifies an object across kinds.
@@ -34,7 +36,12 @@ func idOf(obj client.Object, gk schema.GroupKind) objectID {
 // source, a guard rail, or a namespace taken out of the spec. A namespace
 // that leaves goes to the tenant that lists it, else is released or
 // deleted (see depart); everything else outside such namespaces is deleted.
-func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, desired []client.Object) (int, error) {
+//
+// A namespace the render left out because the tenant did not hold it when
+// this reconcile began is not leaving: another tenant may have handed it
+// over since, guard rails and data included, and the next reconcile
+// renders it.
+func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, desired []client.Object, h render.Holdings) (int, error) {
 	want := map[objectID]bool{}
 	for _, obj := range desired {
 		want[idOf(obj, obj.GetObjectKind().GroupVersionKind().GroupKind())] = true
@@ -46,7 +53,7 @@ func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, d
 	pruned := 0
 	leaving := map[string]bool{} // namespaces that left the spec
 	for _, ns := range namespaces {
-		if want[ns.id] {
+		if want[ns.id] || slices.Contains(h.Refused, ns.obj.GetName()) {
 			continue
 		}
 		leaving[ns.obj.GetName()] = true
@@ -60,8 +67,8 @@ func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, d
 		return 0, err
 	}
 	for _, o := range others {
-		if want[o.id] || leaving[o.id.namespace] {
-			continue // departing with its namespace
+		if want[o.id] || leaving[o.id.namespace] || slices.Contains(h.Refused, o.id.namespace) {
+			continue // departing with its namespace, or handed over since
 		}
 		if err := r.remove(ctx, o); err != nil {
 			return pruned, err
@@ -236,10 +243,8 @@ func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, k
 	var out []ownedObject
 	for _, kind := range kinds {
 		list := kind.list()
-		err := r.List(ctx, list, client.MatchingLabels{
-			v1alpha1.TenantLabel:    tenant.Name,
-			v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue,
-		})
+		err := r.List(ctx, list, client.MatchingFields{tenantIndex: tenant.Name},
+			client.MatchingLabels{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
 		if meta.IsNoMatchError(err) {
 			continue // Flux is not installed: nothing of its kinds exists
 		}
@@ -262,8 +267,12 @@ func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, k
 	return out, nil
 }
 
+// remove deletes an object as cached, and only so: when the cache lags a
+// change (a namespace handed to another tenant, say) the delete fails and
+// the reconcile is retried on what is there.
 func (r *TenantReconciler) remove(ctx context.Context, o ownedObject) error {
-	if err := r.Delete(ctx, o.obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+	precondition := client.Preconditions{UID: ptr.To(o.obj.GetUID()), ResourceVersion: ptr.To(o.obj.GetResourceVersion())}
+	if err := r.Delete(ctx, o.obj, precondition, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s: %w", o, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // FieldOwner is the one server-side apply manager of everything Landlord writes.
@@ -70,12 +72,21 @@ func namespaceMetadata(obj any) (any, error) {
 	return ns, nil
 }
 
+// tenantIndex keys the cache of every owned kind by the tenant label, so
+// that one tenant's objects are found without a scan of every tenant's.
+const tenantIndex = "landlord.dev/tenant"
+
 // SetupWithManager registers the Tenant reconciler and its watches.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &TenantReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("landlord-controller"),
+	}
+	for _, kind := range ownedKinds() {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.object(), tenantIndex, tenancy.LabelledFor); err != nil {
+			return fmt.Errorf("indexing %T by tenant: %w", kind.object(), err)
+		}
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.Tenant{}, builder.WithPredicates(specChanged)).

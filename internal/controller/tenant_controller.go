@@ -114,7 +114,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		}
 		return r.fail(tenant, "ApplyFailed", err)
 	}
-	pruned, err := r.prune(ctx, tenant, objects)
+	pruned, err := r.prune(ctx, tenant, objects, holdings)
 	if err != nil {
 		return r.fail(tenant, "PruneFailed", err)
 	}

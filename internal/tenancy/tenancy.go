@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
@@ -44,6 +45,15 @@ func OwnerKeys(t *v1alpha1.Tenant) []string {
 		keys = append(keys, OwnerKey(o.Kind, o.Namespace, o.Name))
 	}
 	return keys
+}
+
+// LabelledFor is the tenant an object's label names, for an index of a
+// cache by tenant.
+func LabelledFor(obj client.Object) []string {
+	if t := obj.GetLabels()[v1alpha1.TenantLabel]; t != "" {
+		return []string{t}
+	}
+	return nil
 }
 
 // Assigned reports whether the platform lists ns in the Tenant's spec.

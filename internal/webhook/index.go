@@ -47,12 +47,7 @@ func NewIndex(ctx context.Context, c cache.Cache, live client.Reader) (*Index, e
 	}); err != nil {
 		return nil, err
 	}
-	if err := c.IndexField(ctx, &corev1.Namespace{}, namespaceTenantKey, func(obj client.Object) []string {
-		if t := obj.GetLabels()[v1alpha1.TenantLabel]; t != "" {
-			return []string{t}
-		}
-		return nil
-	}); err != nil {
+	if err := c.IndexField(ctx, &corev1.Namespace{}, namespaceTenantKey, tenancy.LabelledFor); err != nil {
 		return nil, err
 	}
 	return &Index{ctx: ctx, c: c, live: live}, nil
