@@ -14,6 +14,7 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
@@ -169,26 +170,39 @@ func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrati
 // tenants alone: a platform controller's write of one is always allowed.
 // They are most of what Landlord and kube-controller-manager write in a
 // tenant namespace.
-var unjudgedForPlatform = []struct{ group, resource string }{
-	{"", "configmaps"}, {"", "serviceaccounts"}, {"", "resourcequotas"}, {"", "limitranges"},
-	{"networking.k8s.io", "networkpolicies"},
+var unjudgedForPlatform = []struct {
+	group     string
+	resources []string
+}{
+	{"", []string{"configmaps", "serviceaccounts", "resourcequotas", "limitranges"}},
+	{"networking.k8s.io", []string{"networkpolicies"}},
 }
 
 // platformControllers matches Landlord and the service accounts of
 // Kubernetes' and Flux's controllers, as the policy names them; a
 // break-glass admin still goes through the webhook, which fails closed.
-var platformControllers = fmt.Sprintf(`request.userInfo.username == %q || request.userInfo.username.matches("^system:serviceaccount:(kube-system|flux-system):[^:]+$")`, policy.ControllerUser)
+// A prefix and the last colon rather than a regular expression: the API
+// server evaluates it on every write of those kinds.
+func platformControllers() string {
+	alternatives := []string{fmt.Sprintf("request.userInfo.username == %q", policy.ControllerUser)}
+	for _, ns := range []string{"kube-system", "flux-system"} {
+		prefix := tenancy.ServiceAccountPrefix + ns + ":"
+		alternatives = append(alternatives, fmt.Sprintf(`(request.userInfo.username.startsWith(%q) && request.userInfo.username.lastIndexOf(":") == %d)`, prefix, len(prefix)-1))
+	}
+	return strings.Join(alternatives, " || ")
+}
 
 // notPlatformUnjudged spares the webhook the platform controllers' writes
-// of unjudgedForPlatform, which it would allow whatever they hold.
+// of unjudgedForPlatform, which it would allow whatever they hold; the
+// kind is checked first, so other kinds cost one comparison.
 func notPlatformUnjudged() admissionregistrationv1.MatchCondition {
 	kinds := make([]string, len(unjudgedForPlatform))
 	for i, k := range unjudgedForPlatform {
-		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource == %q)", k.group, k.resource)
+		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", k.group, celList(k.resources))
 	}
 	return admissionregistrationv1.MatchCondition{
 		Name:       "not-platform-controllers-unjudged-kinds",
-		Expression: fmt.Sprintf("!((%s) && (%s))", platformControllers, strings.Join(kinds, " || ")),
+		Expression: fmt.Sprintf("!((%s) && (%s))", strings.Join(kinds, " || "), platformControllers()),
 	}
 }
 

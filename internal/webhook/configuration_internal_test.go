@@ -65,31 +65,40 @@ func TestUnjudgedKindsNeverDenyPlatformControllers(t *testing.T) {
 		{Username: "system:serviceaccount:flux-system:kustomize-controller"},
 	}
 	owner := authenticationv1.UserInfo{Username: "alice", Groups: []string{"t-owners"}}
-	for _, k := range unjudgedForPlatform {
-		obj, ok := objects[k.group+"/"+k.resource]
-		if !ok {
-			t.Fatalf("no object of %s/%s to judge: add one", k.group, k.resource)
+	for _, group := range unjudgedForPlatform {
+		for _, resource := range group.resources {
+			judgeAsPlatformAndOwner(t, group.group+"/"+resource, objects, tenants, controllers, owner)
 		}
-		for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
-			req := policy.Request{Operation: op, Namespace: "t-apps"}
-			switch op {
-			case admissionv1.Create:
-				req.Object = obj
-			case admissionv1.Update:
-				req.Object, req.OldObject = obj, obj
-			case admissionv1.Delete:
-				req.OldObject = obj
+	}
+}
+
+// judgeAsPlatformAndOwner checks the object of key written every way by
+// each controller, allowed, and by the owner, refused.
+func judgeAsPlatformAndOwner(t *testing.T, key string, objects map[string]runtime.Object, tenants policy.Tenants, controllers []authenticationv1.UserInfo, owner authenticationv1.UserInfo) {
+	t.Helper()
+	obj, ok := objects[key]
+	if !ok {
+		t.Fatalf("no object of %s to judge: add one", key)
+	}
+	for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update, admissionv1.Delete} {
+		req := policy.Request{Operation: op, Namespace: "t-apps"}
+		switch op {
+		case admissionv1.Create:
+			req.Object = obj
+		case admissionv1.Update:
+			req.Object, req.OldObject = obj, obj
+		case admissionv1.Delete:
+			req.OldObject = obj
+		}
+		for _, u := range controllers {
+			req.User = u
+			if errs := policy.Evaluate(req, tenants); len(errs) > 0 {
+				t.Errorf("%s %s by %s: %v, want allowed: the API server no longer asks", op, key, u.Username, errs)
 			}
-			for _, u := range controllers {
-				req.User = u
-				if errs := policy.Evaluate(req, tenants); len(errs) > 0 {
-					t.Errorf("%s %s/%s by %s: %v, want allowed: the API server no longer asks", op, k.group, k.resource, u.Username, errs)
-				}
-			}
-			req.User = owner
-			if errs := policy.Evaluate(req, tenants); len(errs) == 0 {
-				t.Errorf("%s %s/%s by a tenant owner: allowed, want LL010: the tenant's writes must still be judged", op, k.group, k.resource)
-			}
+		}
+		req.User = owner
+		if errs := policy.Evaluate(req, tenants); len(errs) == 0 {
+			t.Errorf("%s %s by a tenant owner: allowed, want LL010: the tenant's writes must still be judged", op, key)
 		}
 	}
 }
