@@ -34,7 +34,7 @@ const (
 	rounds          = 3
 	writesPerRound  = 1000
 	warmupPerTarget = 200
-	// profileSpan covers the first round in the tenant namespace.
+	// profileSpan covers the profiled round in the tenant namespace.
 	profileSpan = 5 * time.Second
 )
 
@@ -132,17 +132,19 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		tenantLoad, platformLoad, err := compare(ctx, cs, kind.name, kind.create, tenantNS, func(round int) func() error {
-			if !profile || round != 0 {
-				return func() error { return nil }
-			}
+		tenantLoad, platformLoad, err := compare(ctx, cs, strings.ToLower(kind.name), kind.create, tenantNS)
+		if err != nil {
+			return nil, err
+		}
+		if profile {
+			// An extra round, not counted: profiling slows what it watches.
 			// Both ends of the webhook call: the controller and the API server.
 			controller := ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), profileSpan)
 			apiserver := takeProfile(ctx, apiserverHTTP, p.Config.Host, filepath.Join(e.profileDir, "p2-apiserver.pprof"), profileSpan)
-			return func() error { return errors.Join(controller(), apiserver()) }
-		})
-		if err != nil {
-			return nil, err
+			_, err := series(ctx, cs, kind.create, tenantNS, strings.ToLower(kind.name)+"-profiled", writesPerRound)
+			if err := errors.Join(err, controller(), apiserver()); err != nil {
+				return nil, err
+			}
 		}
 		handled, count, err := ctl.handlerTime(ctx)
 		if err != nil {
@@ -192,26 +194,21 @@ func waitWritable(ctx context.Context, cs kubernetes.Interface, namespaces ...st
 }
 
 // compare runs the creates in the tenant namespace and in the platform
-// namespace, alternating rounds after a warm-up; during returns the end of
-// what runs beside the tenant namespace's round, such as a profile.
-func compare(ctx context.Context, cs kubernetes.Interface, kind string, create creator, tenantNS string, during func(round int) func() error) (tenant, platform load, err error) {
-	kind = strings.ToLower(kind)
+// namespace, named prefix-round-i, alternating rounds after a warm-up.
+func compare(ctx context.Context, cs kubernetes.Interface, prefix string, create creator, tenantNS string) (tenant, platform load, err error) {
 	for _, ns := range []string{tenantNS, platformNamespace} {
-		if _, err := series(ctx, cs, create, ns, kind+"-warmup", warmupPerTarget); err != nil {
+		if _, err := series(ctx, cs, create, ns, prefix+"-warmup", warmupPerTarget); err != nil {
 			return tenant, platform, err
 		}
 	}
 	for round := range rounds {
-		end := during(round)
-		got, err := series(ctx, cs, create, tenantNS, fmt.Sprintf("%s-%d", kind, round), writesPerRound)
-		if err := end(); err != nil {
-			return tenant, platform, err
-		}
+		name := fmt.Sprintf("%s-%d", prefix, round)
+		got, err := series(ctx, cs, create, tenantNS, name, writesPerRound)
 		if err != nil {
 			return tenant, platform, err
 		}
 		tenant.add(got)
-		if got, err = series(ctx, cs, create, platformNamespace, fmt.Sprintf("%s-%d", kind, round), writesPerRound); err != nil {
+		if got, err = series(ctx, cs, create, platformNamespace, name, writesPerRound); err != nil {
 			return tenant, platform, err
 		}
 		platform.add(got)
