@@ -75,17 +75,21 @@ func (e *env) startController(ctx context.Context, p *testenv.Env) (*controllerP
 	if err != nil {
 		return nil, err
 	}
-	c.cmd = exec.Command(filepath.Join(e.bin, "landlord-controller"),
-		"--kubeconfig="+kubeconfig,
-		"--metrics-bind-address="+c.metrics,
-		"--health-probe-bind-address="+addr(1),
-		"--pprof-bind-address="+c.pprof,
-		"--webhook-port="+strconv.Itoa(ports[3]),
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--metrics-bind-address=" + c.metrics,
+		"--health-probe-bind-address=" + addr(1),
+		"--pprof-bind-address=" + c.pprof,
+		"--webhook-port=" + strconv.Itoa(ports[3]),
 		"--webhook-host=127.0.0.1",
-		"--webhook-url-base=https://"+addr(3),
-		"--webhook-cert-dir="+filepath.Join(p.Dir, "webhook-certs"),
-		"--namespace="+install.ControllerNamespace,
-	)
+		"--webhook-url-base=https://" + addr(3),
+		"--webhook-cert-dir=" + filepath.Join(p.Dir, "webhook-certs"),
+		"--namespace=" + install.ControllerNamespace,
+	}
+	if e.concurrency != 0 {
+		args = append(args, "--concurrency="+strconv.Itoa(e.concurrency))
+	}
+	c.cmd = exec.Command(filepath.Join(e.bin, "landlord-controller"), args...)
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
 	// Its own process group, killed with the bench if the bench dies.
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -189,28 +193,35 @@ func (c *controllerProcess) profile(ctx context.Context, path string, d time.Dur
 func takeProfile(ctx context.Context, c *http.Client, base, path string, d time.Duration) func() error {
 	done := make(chan error, 1)
 	go func() {
-		done <- func() error {
-			url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := c.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("%s: %s", url, resp.Status)
-			}
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(path, body, 0o644)
-		}()
+		done <- fetch(ctx, c, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())), path)
 	}()
 	return func() error { return <-done }
+}
+
+// heapProfile writes the controller's live heap into path.
+func (c *controllerProcess) heapProfile(ctx context.Context, path string) error {
+	return fetch(ctx, http.DefaultClient, "http://"+c.pprof+"/debug/pprof/heap?gc=1", path)
+}
+
+// fetch writes what url answers into path.
+func fetch(ctx context.Context, c *http.Client, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o644)
 }
 
 // handlerTime reads the webhook server's time handling /validate, summed in

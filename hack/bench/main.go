@@ -24,19 +24,20 @@ func main() {
 	tenants := flag.Int("tenants", 1000, "tenants provisioned in p1 and held while p2 runs")
 	only := flag.String("only", strings.Join(order, ","), "comma-separated parts to run: "+strings.Join(order, ", "))
 	bin := flag.String("bin", "bin", "directory of the control-plane, Flux, landlord and kubectl binaries")
-	profiles := flag.String("profile", "", "directory to write landlord-controller's CPU profiles into, taken under p1 and p2 load")
+	concurrency := flag.Int("concurrency", 0, "landlord-controller's --concurrency; its default when 0")
+	profiles := flag.String("profile", "", "directory to write profiles into: landlord-controller's CPU under p1 and p2 load and heap after p1, the API server's CPU under p2")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetOutput(os.Stderr)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *tenants, strings.Split(*only, ","), *bin, *profiles); err != nil {
+	if err := run(ctx, *tenants, strings.Split(*only, ","), *bin, *profiles, *concurrency); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, tenants int, only []string, bin, profiles string) (retErr error) {
+func run(ctx context.Context, tenants int, only []string, bin, profiles string, concurrency int) (retErr error) {
 	for _, name := range only {
 		if _, ok := parts[name]; !ok {
 			return fmt.Errorf("-only %s: no such part; parts: %s", name, strings.Join(order, ", "))
@@ -46,7 +47,7 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string) 
 	if err != nil {
 		return err
 	}
-	e := &env{tenants: tenants, bin: bin, profileDir: profiles, planes: map[bool]*testenv.Env{}, controllers: map[*testenv.Env]*controllerProcess{}}
+	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency, planes: map[bool]*testenv.Env{}, controllers: map[*testenv.Env]*controllerProcess{}}
 	defer func() { retErr = errors.Join(retErr, e.close()) }()
 	var rows []row
 	for _, name := range order {
@@ -68,6 +69,8 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string) 
 type env struct {
 	tenants int
 	bin     string
+	// concurrency is landlord-controller's --concurrency, 0 for its default.
+	concurrency int
 	// profileDir receives CPU profiles of landlord-controller; "" takes none.
 	profileDir string
 	planes     map[bool]*testenv.Env // by whether Flux runs
