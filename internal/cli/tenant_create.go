@@ -37,6 +37,10 @@ type tenantCreateOptions struct {
 	vars        []string
 	quota       []string
 	podSecurity string
+	owners      []string
+	prefix      string
+	maxNS       int32
+	adopted     []string
 	export      bool
 	fleet       string
 	render      bool
@@ -98,6 +102,10 @@ create, for clusters without it.`,
 	f.StringArrayVar(&opts.vars, "var", nil, "variable K=V substituted into the tenant's manifests (repeatable)")
 	f.StringSliceVar(&opts.quota, "quota", nil, "hard quota of each tenant namespace, as resource=quantity")
 	f.StringVar(&opts.podSecurity, "pod-security", "", "Pod Security level: privileged, baseline or restricted (default restricted)")
+	f.StringArrayVar(&opts.owners, "owner", nil, "owner of the tenant as Kind:name: User:ana, Group:dev-team or ServiceAccount:ci/deployer (repeatable)")
+	f.StringVar(&opts.prefix, "self-service-prefix", "", "let the tenant create namespaces itself, named with this prefix")
+	f.Int32Var(&opts.maxNS, "max-namespaces", 0, "how many self-service namespaces the tenant may hold (with --self-service-prefix)")
+	f.StringSliceVar(&opts.adopted, "adopted", nil, "self-service namespaces the tenant created, rendered as the controller renders them once adopted (with --render)")
 	f.BoolVar(&opts.export, "export", false, "print the Tenant as YAML, or write it into --fleet")
 	f.StringVar(&opts.fleet, "fleet", "", "fleet repository to write the Tenant into (with --export)")
 	f.BoolVar(&opts.render, "render", false, "print the objects the Tenant creates, as YAML")
@@ -124,6 +132,10 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		return none, nil, errors.New("--fleet needs --export")
 	case len(o.envs) > 0 && o.fleet == "":
 		return none, nil, errors.New("--env needs --fleet: it writes per-cluster patches into the fleet")
+	case o.maxNS != 0 && o.prefix == "":
+		return none, nil, errors.New("--max-namespaces needs --self-service-prefix")
+	case len(o.adopted) > 0 && !o.render:
+		return none, nil, errors.New("--adopted needs --render: on a cluster the controller finds the namespaces the tenant created")
 	}
 	ref := v1alpha1.GitRef{Branch: o.branch, Tag: o.tag, SemVer: o.semver}
 	needGit := []struct {
@@ -152,6 +164,14 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 	if err != nil {
 		return none, nil, fmt.Errorf("--env %w", err)
 	}
+	owners, err := fleet.ParseOwners(o.owners)
+	if err != nil {
+		return none, nil, fmt.Errorf("--owner %w", err)
+	}
+	var selfService *v1alpha1.SelfService
+	if o.prefix != "" {
+		selfService = &v1alpha1.SelfService{Prefix: o.prefix, MaxNamespaces: o.maxNS}
+	}
 	return fleet.TenantOptions{
 		Name:        o.name,
 		Namespaces:  o.namespaces,
@@ -162,6 +182,8 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		Variables:   vars,
 		Quota:       quota,
 		PodSecurity: v1alpha1.PodSecurityLevel(o.podSecurity),
+		Owners:      owners,
+		SelfService: selfService,
 	}, envs, nil
 }
 
@@ -178,6 +200,9 @@ var fieldFlags = []struct{ field, flag string }{
 	{"spec.variables", "--var"},
 	{"spec.quota", "--quota"},
 	{"spec.podSecurity", "--pod-security"},
+	{"spec.owners", "--owner"},
+	{"spec.selfService.maxNamespaces", "--max-namespaces"},
+	{"spec.selfService", "--self-service-prefix"},
 }
 
 // flagErrors names the flag that set each field the Tenant's schema
@@ -234,7 +259,7 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 	case !opts.export && !opts.render:
 		return applyTenant(cmd, opts, t)
 	case opts.render:
-		return printRender(out, t)
+		return printRender(out, t, render.Holdings{SelfService: opts.adopted})
 	case opts.fleet != "":
 		changes, err := fleet.AddTenant(opts.fleet, t, envs)
 		if err != nil {
@@ -253,10 +278,10 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 }
 
 // printRender writes the Tenant's objects as a multi-document YAML stream.
-func printRender(w io.Writer, t *v1alpha1.Tenant) error {
-	objects, err := render.Objects(t, render.Holdings{})
+func printRender(w io.Writer, t *v1alpha1.Tenant, h render.Holdings) error {
+	objects, err := render.Objects(t, h)
 	if err != nil {
-		return err
+		return flagErrors(err)
 	}
 	for _, obj := range objects {
 		data, err := yaml.Marshal(obj)

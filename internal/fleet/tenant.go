@@ -36,6 +36,9 @@ type TenantOptions struct {
 	Quota     corev1.ResourceList
 	// PodSecurity is left to the CRD's default, restricted, when empty.
 	PodSecurity v1alpha1.PodSecurityLevel
+	Owners      []v1alpha1.Owner
+	// SelfService lets the tenant create namespaces itself; nil when not.
+	SelfService *v1alpha1.SelfService
 }
 
 // NewTenant builds a Tenant from options and validates it as the apiserver
@@ -48,6 +51,8 @@ func NewTenant(o TenantOptions) (*v1alpha1.Tenant, error) {
 		Spec: v1alpha1.TenantSpec{
 			Variables:   o.Variables,
 			PodSecurity: o.PodSecurity,
+			Owners:      o.Owners,
+			SelfService: o.SelfService,
 		},
 	}
 	for _, ns := range o.Namespaces {
@@ -98,6 +103,26 @@ func ParseVariables(pairs []string) (map[string]string, error) {
 		vars[k] = v
 	}
 	return vars, nil
+}
+
+// ParseOwners reads Kind:name owners: User:ana, Group:dev-team or
+// ServiceAccount:namespace/name; the Tenant's schema judges the kinds.
+func ParseOwners(values []string) ([]v1alpha1.Owner, error) {
+	var owners []v1alpha1.Owner
+	for _, v := range values {
+		kind, name, ok := strings.Cut(v, ":")
+		if !ok || kind == "" || name == "" {
+			return nil, fmt.Errorf("%q: want Kind:name, such as User:ana, Group:dev-team or ServiceAccount:ci/deployer", v)
+		}
+		o := v1alpha1.Owner{Kind: kind, Name: name}
+		if kind == "ServiceAccount" {
+			if o.Namespace, o.Name, ok = strings.Cut(name, "/"); !ok {
+				return nil, fmt.Errorf("%q: a ServiceAccount owner is ServiceAccount:namespace/name", v)
+			}
+		}
+		owners = append(owners, o)
+	}
+	return owners, nil
 }
 
 // ParseQuota reads resource=quantity pairs of a ResourceQuota's hard limits.
