@@ -54,18 +54,18 @@ func Apply(ctx context.Context, c client.Client, out io.Writer, objects ...clien
 	})
 	// What was applied before a failure is reported too.
 	for _, entry := range changes.Entries {
-		fmt.Fprintf(out, "%s %s\n", Name(entry.ObjMetadata), entry.Action)
+		fmt.Fprintf(out, "%s %s\n", name(entry.ObjMetadata), entry.Action)
 	}
 	return changes, err
 }
 
 func manager(c client.Client, opts polling.Options) *ssa.ResourceManager {
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), opts)
-	return ssa.NewResourceManager(c, poller, ssa.Owner{Field: FieldOwner, Group: "landlord.dev"})
+	return ssa.NewResourceManager(c, poller, ssa.Owner{Field: FieldOwner})
 }
 
-// Name is Kind namespace/name, or Kind name when cluster-scoped.
-func Name(id object.ObjMetadata) string {
+// name is Kind namespace/name, or Kind name when cluster-scoped.
+func name(id object.ObjMetadata) string {
 	if id.Namespace == "" {
 		return id.GroupKind.Kind + " " + id.Name
 	}

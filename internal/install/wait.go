@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// WaitInterval is how often Wait reads the installed objects.
-const WaitInterval = time.Second
+// waitInterval is how often Wait reads the installed objects.
+const waitInterval = time.Second
 
 // describers are the kinds Wait waits on, each with how its state is told.
 var describers = map[string]func(*unstructured.Unstructured, *status.Result) (string, *status.Result){
@@ -43,7 +43,7 @@ func Wait(ctx context.Context, c client.Client, out io.Writer, objects []*unstru
 	p := &progress{out: out, last: map[object.ObjMetadata]reading{}}
 	reader := statusreaders.NewGenericStatusReader(c.RESTMapper(), p.compute)
 	m := manager(c, polling.Options{CustomStatusReaders: []engine.StatusReader{reader}})
-	err := m.WaitForSetWithContext(ctx, set, ssa.WaitOptions{Interval: WaitInterval, Timeout: timeout})
+	err := m.WaitForSetWithContext(ctx, set, ssa.WaitOptions{Interval: waitInterval, Timeout: timeout})
 	switch {
 	case err == nil:
 		fmt.Fprintln(out, "Landlord is ready")
@@ -60,7 +60,7 @@ func Wait(ctx context.Context, c client.Client, out io.Writer, objects []*unstru
 			return fmt.Errorf("waiting for Landlord: %w", err)
 		}
 		if r.status != status.CurrentStatus {
-			pending = append(pending, fmt.Sprintf("%s (%s)", Name(id), r.state))
+			pending = append(pending, fmt.Sprintf("%s (%s)", name(id), r.state))
 		}
 	}
 	return fmt.Errorf("not ready after --timeout %s: %s", timeout, strings.Join(pending, ", "))
@@ -90,7 +90,7 @@ func (p *progress) compute(u *unstructured.Unstructured) (*status.Result, error)
 	state, res := describe(u, res)
 	id := object.UnstructuredToObjMetadata(u)
 	if p.last[id].state != state {
-		fmt.Fprintf(p.out, "  %s: %s\n", Name(id), state)
+		fmt.Fprintf(p.out, "  %s: %s\n", name(id), state)
 	}
 	p.last[id] = reading{state: state, status: res.Status}
 	return res, nil
