@@ -106,7 +106,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	if _, _, err := provision(ctx, admin, []*v1alpha1.Tenant{tenant}); err != nil {
 		return nil, err
 	}
-	if err := platformGrant(ctx, admin, admissionTenant); err != nil {
+	if err := platformGrant(ctx, admin, tenant); err != nil {
 		return nil, err
 	}
 	// An owner of the tenant: the owners' group is the tenant's name.
@@ -159,19 +159,26 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	return rows, nil
 }
 
-// platformGrant makes the platform namespace and binds the tenant role
-// there to the tenant's owners, as the tenant's own namespaces do.
-func platformGrant(ctx context.Context, admin client.Client, tenant string) error {
+// platformGrant makes the platform namespace, binds the tenant role there
+// to the tenant's owners and sets the tenant's quota, as in the tenant's
+// own namespaces: the API server's quota admission weighs on both alike.
+func platformGrant(ctx context.Context, admin client.Client, tenant *v1alpha1.Tenant) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: platformNamespace}}
-	if err := admin.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
-		return err
-	}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: platformNamespace, Name: "bench-owners"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: render.TenantClusterRole().Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: tenant}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: tenant.Name}},
 	}
-	return client.IgnoreAlreadyExists(admin.Create(ctx, binding))
+	quota := &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Namespace: platformNamespace, Name: render.QuotaName},
+		Spec:       corev1.ResourceQuotaSpec{Hard: tenant.Spec.Quota.Hard},
+	}
+	for _, obj := range []client.Object{ns, binding, quota} {
+		if err := admin.Create(ctx, obj); client.IgnoreAlreadyExists(err) != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waitWritable waits until the identity may create in every namespace:
