@@ -22,7 +22,7 @@ import (
 
 func main() {
 	tenants := flag.Int("tenants", 1000, "tenants provisioned in p1 and held while p2 runs")
-	only := flag.String("only", strings.Join(order, ","), "comma-separated parts to run: "+strings.Join(order, ", "))
+	only := flag.String("only", "", "comma-separated parts to run, of "+strings.Join(order, ", ")+"; every part when empty")
 	bin := flag.String("bin", "bin", "directory of the control-plane, Flux, landlord and kubectl binaries")
 	concurrency := flag.Int("concurrency", 0, "landlord-controller's --concurrency; its default when 0")
 	profiles := flag.String("profile", "", "directory to write profiles into: landlord-controller's CPU under p1 and p2 load and heap after p1, the API server's CPU under p2")
@@ -32,7 +32,11 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *tenants, strings.Split(*only, ","), *bin, *profiles, *concurrency); err != nil {
+	names := slices.DeleteFunc(slices.Clone(order), func(name string) bool { return parts[name] == nil })
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	if err := run(ctx, *tenants, names, *bin, *profiles, *concurrency); err != nil {
 		log.Fatal(err)
 	}
 }
