@@ -10,6 +10,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -66,11 +67,13 @@ func TestAuditHoldings(t *testing.T) {
 	if err := k8s.Delete(ctx, stuck); err != nil {
 		t.Fatal(err)
 	}
-	if err := k8s.Get(ctx, client.ObjectKey{Name: "sage"}, tenant); err != nil {
-		t.Fatal(err)
-	}
-	tenant.Spec.Sources = []v1alpha1.Source{{Name: "base", Git: &v1alpha1.GitSource{URL: "https://git.example.com/sage/base"}}}
-	if err := k8s.Update(ctx, tenant); err != nil {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(ctx, client.ObjectKey{Name: "sage"}, tenant); err != nil {
+			return err
+		}
+		tenant.Spec.Sources = []v1alpha1.Source{{Name: "base", Git: &v1alpha1.GitSource{URL: "https://git.example.com/sage/base"}}}
+		return k8s.Update(ctx, tenant)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, time.Minute, func() error {

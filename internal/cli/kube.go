@@ -12,14 +12,19 @@ import (
 	"github.com/landlord-dev/landlord/internal/manager"
 )
 
-// kubeFlags are kubectl's --kubeconfig and --context, shared by every
-// command that talks to a cluster.
+// kubeFlags are kubectl's --kubeconfig, --context, --as and --as-group,
+// shared by every command that talks to a cluster.
 type kubeFlags struct {
 	*genericclioptions.ConfigFlags
 }
 
 func newKubeFlags() kubeFlags {
-	return kubeFlags{&genericclioptions.ConfigFlags{KubeConfig: ptr.To(""), Context: ptr.To("")}}
+	return kubeFlags{&genericclioptions.ConfigFlags{
+		KubeConfig:       ptr.To(""),
+		Context:          ptr.To(""),
+		Impersonate:      ptr.To(""),
+		ImpersonateGroup: ptr.To([]string{}),
+	}}
 }
 
 // config is the REST config the flags and $KUBECONFIG select.

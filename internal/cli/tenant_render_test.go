@@ -26,6 +26,7 @@ var renderedKinds = []schema.GroupVersionKind{
 	{Version: "v1", Kind: "LimitRange"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
 	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
 	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
 	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},

@@ -32,8 +32,11 @@ var guardKinds = []ownedKind{
 	{func() client.Object { return &corev1.ConfigMap{} }, func() client.ObjectList { return &corev1.ConfigMapList{} }},
 }
 
+// clusterKinds are the cluster-scoped ones: bindings of extra roles and of
+// self-service, and the owners' view, a role and its binding.
 var clusterKinds = []ownedKind{
 	{func() client.Object { return &rbacv1.ClusterRoleBinding{} }, func() client.ObjectList { return &rbacv1.ClusterRoleBindingList{} }},
+	{func() client.Object { return &rbacv1.ClusterRole{} }, func() client.ObjectList { return &rbacv1.ClusterRoleList{} }},
 }
 
 var namespaceKind = ownedKind{func() client.Object { return &corev1.Namespace{} }, func() client.ObjectList { return &corev1.NamespaceList{} }}

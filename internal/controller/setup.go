@@ -44,7 +44,8 @@ type Options struct {
 // CacheByObject restricts the cache of owned kinds to Landlord's own
 // objects (tenant label and managed-by mark, which tenants cannot write), so
 // the controller never holds every ConfigMap of a cluster nor anything a
-// tenant can inflate. Namespaces are cached whole, as conflicts are judged
+// tenant can inflate. ClusterRoles are cached whole, as the roles a
+// Tenant binds are the platform's and are judged. Namespaces are cached whole, as conflicts are judged
 // on unlabelled ones too, but stripped to what tenancy reads: their
 // number is the platform's and each self-service tenant's limit.
 func CacheByObject() map[client.Object]cache.ByObject {
@@ -53,7 +54,9 @@ func CacheByObject() map[client.Object]cache.ByObject {
 	selector = selector.Add(*owned)
 	byObject := map[client.Object]cache.ByObject{}
 	for _, kind := range namespacedAndClusterKinds() {
-		byObject[kind.object()] = cache.ByObject{Label: selector}
+		if _, judged := kind.object().(*rbacv1.ClusterRole); !judged {
+			byObject[kind.object()] = cache.ByObject{Label: selector}
+		}
 	}
 	byObject[&corev1.Namespace{}] = cache.ByObject{Transform: namespaceMetadata}
 	return byObject
@@ -98,10 +101,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// A ClusterRole a Tenant binds is judged again when it changes.
 	b = b.Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(r.tenantsBinding))
 	for _, kind := range fluxKinds {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(predicate.Or(specChanged, fluxNews)))
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, fluxNews)))
 	}
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(specChanged))
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, specChanged))
 	}
 	return b.Complete(r)
 }
@@ -143,6 +146,17 @@ func withoutStatus(obj client.Object) map[string]any {
 		delete(meta, "managedFields")
 	}
 	return u
+}
+
+// notMade drops the creation of an object Landlord made: the reconcile
+// that created it has it already, and at start the Tenants' own watch
+// reconciles each of them once. Only Landlord writes its managed-by mark
+// (LL010), so a namespace a tenant creates for itself still wakes its
+// Tenant.
+var notMade = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool {
+		return e.Object.GetLabels()[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue
+	},
 }
 
 // fluxNews passes a Flux status write that changes what the Tenant

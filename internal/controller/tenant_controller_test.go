@@ -370,7 +370,7 @@ func TestTenantDeletion(t *testing.T) {
 				obj := obj.DeepCopyObject().(client.Object)
 				_, namespace := obj.(*corev1.Namespace)
 				// Access and syncing end with the Tenant; data and guard rails stay.
-				access := slices.Contains([]string{"ClusterRoleBinding", "RoleBinding", "ServiceAccount", "Kustomization", "GitRepository"},
+				access := slices.Contains([]string{"ClusterRole", "ClusterRoleBinding", "RoleBinding", "ServiceAccount", "Kustomization", "GitRepository"},
 					obj.GetObjectKind().GroupVersionKind().Kind)
 				if !tc.released || access {
 					eventually(t, fmt.Sprintf("%T %s gone", obj, client.ObjectKeyFromObject(obj)), func() error { return gone(obj) })

@@ -110,3 +110,32 @@ func selfServiceBindings(t *v1alpha1.Tenant, all, selfService []string) []client
 	}
 	return objects
 }
+
+// OwnerViewName names the ClusterRole, and its binding, through which the
+// tenant's owners read their own Tenant and namespaces: landlord:<tenant>,
+// a name no binding of extraClusterRoles (landlord:<tenant>:<role>) takes.
+func OwnerViewName(t *v1alpha1.Tenant) string {
+	return "landlord:" + t.Name
+}
+
+// ownerView lets the owners get and watch their Tenant and its namespaces
+// by name, and nothing of any other tenant: RBAC cannot filter a list, so
+// they list nothing, and `landlord tenant list` finds theirs by its rules.
+func ownerView(t *v1alpha1.Tenant, all []string) []client.Object {
+	name := OwnerViewName(t)
+	role := &rbacv1.ClusterRole{
+		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"),
+		ObjectMeta: meta(t, name, ""),
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{"tenants"}, ResourceNames: []string{t.Name}, Verbs: []string{"get", "watch"}},
+			{APIGroups: []string{corev1.GroupName}, Resources: []string{"namespaces"}, ResourceNames: all, Verbs: []string{"get", "watch"}},
+		},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		TypeMeta:   typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"),
+		ObjectMeta: meta(t, name, ""),
+		Subjects:   ownerSubjects(t),
+		RoleRef:    clusterRoleRef(name),
+	}
+	return []client.Object{role, binding}
+}

@@ -43,7 +43,8 @@ const (
 // The order is fixed: Namespaces in spec order, then the self-service ones;
 // then per namespace its ServiceAccount, RoleBindings, ResourceQuota,
 // LimitRange, NetworkPolicy and variables ConfigMap; then the
-// ClusterRoleBindings of extraClusterRoles; then, with template sources,
+// ClusterRoleBindings of extraClusterRoles; then with owners the
+// ClusterRole and binding of their view; then, with template sources,
 // the templates' account and variables in TemplatesNamespace and its
 // binding in each tenant namespace; then per source its GitRepository and
 // Kustomization. No object carries an ownerReference: the controller
@@ -67,6 +68,9 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	}
 	for _, role := range t.Spec.ExtraClusterRoles {
 		objects = append(objects, clusterRoleBinding(t, role))
+	}
+	if len(t.Spec.Owners) > 0 {
+		objects = append(objects, ownerView(t, all)...)
 	}
 	if t.Spec.SelfService != nil {
 		objects = append(objects, selfServiceBindings(t, all, h.SelfService)...)
