@@ -93,7 +93,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := e.landlord(ctx, p)
+	ctl, err := e.landlord(ctx)
 	if err != nil {
 		return nil, err
 	}

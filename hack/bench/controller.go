@@ -35,18 +35,18 @@ type controllerProcess struct {
 	pprof   string // http address of /debug/pprof
 }
 
-// landlord returns the landlord-controller running against p, starting it
-// on first use: it installs Landlord's CRDs and RBAC and runs
-// bin/landlord-controller, returning once it is ready; the env stops it.
-func (e *env) landlord(ctx context.Context, p *testenv.Env) (*controllerProcess, error) {
-	if c, ok := e.controllers[p]; ok {
-		return c, nil
+// landlord returns the landlord-controller running on the control plane in
+// use, starting it on first use: it installs Landlord's CRDs and RBAC and
+// runs bin/landlord-controller, returning once it is ready.
+func (e *env) landlord(ctx context.Context) (*controllerProcess, error) {
+	if e.controller != nil {
+		return e.controller, nil
 	}
-	c, err := e.startController(ctx, p)
+	c, err := e.startController(ctx, e.plane)
 	if err != nil {
 		return nil, err
 	}
-	e.controllers[p] = c
+	e.controller = c
 	return c, nil
 }
 
@@ -102,7 +102,7 @@ func (e *env) startController(ctx context.Context, p *testenv.Env) (*controllerP
 		logFile.Close()
 		close(c.done)
 	}()
-	e.onClose(c.stop)
+	e.stops = append(e.stops, c.stop)
 	log.Printf("landlord-controller pid %d, log %s", c.cmd.Process.Pid, logFile.Name())
 	if err := c.waitReady(ctx, "http://"+addr(1)+"/readyz"); err != nil {
 		return nil, fmt.Errorf("%w; see %s", err, logFile.Name())

@@ -51,7 +51,7 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string, 
 	if err != nil {
 		return err
 	}
-	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency, planes: map[bool]*testenv.Env{}, controllers: map[*testenv.Env]*controllerProcess{}}
+	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency}
 	defer func() { retErr = errors.Join(retErr, e.close()) }()
 	var rows []row
 	for _, name := range order {
@@ -68,47 +68,50 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string, 
 	return printTable(os.Stdout, runtime.NumCPU(), rows)
 }
 
-// env is what the parts share: the run's settings and the control planes
-// they started, stopped once every part has run.
+// env is what the parts share: the run's settings, and the control plane
+// in use with what runs on it.
 type env struct {
 	tenants int
 	bin     string
 	// concurrency is landlord-controller's --concurrency, 0 for its default.
 	concurrency int
-	// profileDir receives CPU profiles of landlord-controller; "" takes none.
+	// profileDir receives profiles; "" takes none.
 	profileDir string
-	planes     map[bool]*testenv.Env // by whether Flux runs
-	// controllers are the landlord-controller processes, by control plane.
-	controllers map[*testenv.Env]*controllerProcess
-	stops       []func() error // what else to stop, in start order
+
+	plane     *testenv.Env
+	planeFlux bool
+	// controller is landlord-controller on plane, nil until a part asks.
+	controller *controllerProcess
+	stops      []func() error // plane and what runs on it, in start order
 }
 
-// controlPlane returns the run's control plane, with or without Flux,
-// starting it on first use.
+// controlPlane returns a control plane with or without Flux: the one in
+// use if it matches, else a new one, once the one in use has stopped with
+// all that ran on it, so that one part's leftovers never weigh on another's
+// figures.
 func (e *env) controlPlane(ctx context.Context, flux bool) (*testenv.Env, error) {
-	if p, ok := e.planes[flux]; ok {
-		return p, nil
+	if e.plane != nil && e.planeFlux == flux {
+		return e.plane, nil
+	}
+	if err := e.close(); err != nil {
+		return nil, err
 	}
 	log.Printf("starting the control plane (Flux: %t)", flux)
 	p, err := testenv.Start(ctx, testenv.Options{BinDir: e.bin, Flux: flux})
 	if err != nil {
 		return nil, err
 	}
-	e.planes[flux] = p
-	e.stops = append(e.stops, p.Stop)
+	e.plane, e.planeFlux = p, flux
+	e.stops = []func() error{p.Stop}
 	return p, nil
 }
 
-// onClose stops what a part started, before the control plane it runs on.
-func (e *env) onClose(stop func() error) {
-	e.stops = append(e.stops, stop)
-}
-
-// close stops everything, last started first.
+// close stops the control plane and what runs on it, last started first.
 func (e *env) close() error {
 	var errs []error
 	for i := len(e.stops) - 1; i >= 0; i-- {
 		errs = append(errs, e.stops[i]())
 	}
+	e.plane, e.controller, e.stops = nil, nil, nil
 	return errors.Join(errs...)
 }

@@ -73,7 +73,7 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 		return nil, fmt.Errorf("kubectl baseline: %w", err)
 	}
 
-	ctl, err := e.landlord(ctx, p)
+	ctl, err := e.landlord(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func measureSteady(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := e.landlord(ctx, p); err != nil {
+	if _, err := e.landlord(ctx); err != nil {
 		return nil, err
 	}
 	admin, err := adminClient(p)

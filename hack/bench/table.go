@@ -32,7 +32,7 @@ type measure func(ctx context.Context, e *env) ([]row, error)
 // the order they run and print in.
 var parts = map[string]measure{}
 
-var order = []string{"p1", "steady", "p2", "p3"}
+var order = []string{"p1", "p2", "steady", "p3"}
 
 // printTable writes rows as one aligned table, the core count first.
 func printTable(w io.Writer, cores int, rows []row) error {
