@@ -301,10 +301,33 @@ type Decryption struct {
 	SecretRef string `json:"secretRef,omitempty"`
 }
 
-// Quota is the ResourceQuota of each tenant namespace.
+// Quota is the ResourceQuota of the tenant's namespaces.
 type Quota struct {
 	// Hard limits, as in a ResourceQuota.
 	Hard corev1.ResourceList `json:"hard"`
+
+	// Scope Namespace gives each tenant namespace the whole of hard;
+	// Tenant holds the sum over all of them, self-service ones included,
+	// to hard: each namespace's ResourceQuota is what it uses plus an
+	// equal share of what the tenant has left, resized as use changes.
+	// +kubebuilder:validation:Enum=Namespace;Tenant
+	// +kubebuilder:default=Namespace
+	// +optional
+	Scope QuotaScope `json:"scope,omitempty"`
+}
+
+// QuotaScope is what a Quota's hard limits hold: each namespace, or the
+// tenant's namespaces together.
+type QuotaScope string
+
+const (
+	QuotaScopeNamespace QuotaScope = "Namespace"
+	QuotaScopeTenant    QuotaScope = "Tenant"
+)
+
+// TenantWide reports a quota held by the sum over the tenant's namespaces.
+func (q *Quota) TenantWide() bool {
+	return q != nil && q.Scope == QuotaScopeTenant
 }
 
 // LimitRange is the LimitRange of each tenant namespace.
@@ -482,6 +505,17 @@ type TenantStatus struct {
 	// Sources reports the sync of each source.
 	// +optional
 	Sources []SourceStatus `json:"sources,omitempty"`
+
+	// Quota is the tenant's use against its hard limits, summed over its
+	// namespaces, when spec.quota.scope is Tenant.
+	// +optional
+	Quota *QuotaStatus `json:"quota,omitempty"`
+}
+
+// QuotaStatus is a tenant-wide quota: its limits and their use.
+type QuotaStatus struct {
+	Hard corev1.ResourceList `json:"hard,omitempty"`
+	Used corev1.ResourceList `json:"used,omitempty"`
 }
 
 // NamespaceOrigin tells who created a tenant namespace.

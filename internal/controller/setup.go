@@ -104,7 +104,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, fluxNews)))
 	}
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, specChanged))
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
 	}
 	return b.Complete(r)
 }

@@ -98,6 +98,11 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		return r.fail(tenant, "NamespaceError", err)
 	}
 	holdings := claims.holdings()
+	if tenant.Spec.Quota.TenantWide() {
+		if holdings.QuotaUsed, err = r.quotaUsed(ctx, tenant); err != nil {
+			return r.fail(tenant, "QuotaError", err)
+		}
+	}
 	objects, err := render.Objects(tenant, holdings)
 	if err != nil {
 		r.stall(tenant, "InvalidSpec", err)
@@ -124,6 +129,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	}
 
 	tenant.Status.Namespaces = claims.status()
+	tenant.Status.Quota = quotaStatus(tenant, holdings)
 	if err := r.foldSources(ctx, tenant); err != nil {
 		return r.fail(tenant, "SourceStatusFailed", err)
 	}

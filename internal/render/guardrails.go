@@ -1,20 +1,85 @@
 package render
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
+// QuotaScopeLabel marks the ResourceQuotas of a tenant-wide quota, whose
+// use the controller follows to resize them.
+const QuotaScopeLabel = "landlord.dev/quota-scope"
+
 // resourceQuota caps one namespace; the tenant role can only read it.
-func resourceQuota(t *v1alpha1.Tenant, ns string) *corev1.ResourceQuota {
-	return &corev1.ResourceQuota{
+func resourceQuota(t *v1alpha1.Tenant, ns string, hard corev1.ResourceList) *corev1.ResourceQuota {
+	q := &corev1.ResourceQuota{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "ResourceQuota"),
 		ObjectMeta: meta(t, QuotaName, ns),
-		Spec:       corev1.ResourceQuotaSpec{Hard: t.Spec.Quota.Hard.DeepCopy()},
+		Spec:       corev1.ResourceQuotaSpec{Hard: hard},
 	}
+	if t.Spec.Quota.TenantWide() {
+		q.Labels[QuotaScopeLabel] = string(v1alpha1.QuotaScopeTenant)
+	}
+	return q
+}
+
+// quotaHards is each namespace's hard limits. A tenant-wide quota gives
+// each namespace what it uses plus an equal share of what the tenant has
+// left, the units that do not divide going to the namespaces that use
+// least: the namespaces' limits never add up to more than the tenant's,
+// whatever they create at once. Counts are shared in whole objects.
+func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.ResourceList) map[string]corev1.ResourceList {
+	out := make(map[string]corev1.ResourceList, len(all))
+	for _, ns := range all {
+		out[ns] = t.Spec.Quota.Hard.DeepCopy()
+	}
+	if !t.Spec.Quota.TenantWide() || len(all) == 0 {
+		return out
+	}
+	for name, hard := range t.Spec.Quota.Hard {
+		use := func(ns string) int64 {
+			q := used[ns][name]
+			return q.MilliValue()
+		}
+		var total int64
+		for _, ns := range all {
+			total += use(ns)
+		}
+		unit := int64(1000)
+		if compute(name) {
+			unit = 1
+		}
+		free := max(hard.MilliValue()-total, 0) / unit
+		share, rest := free/int64(len(all)), free%int64(len(all))
+		leastFirst := slices.Clone(all)
+		slices.SortStableFunc(leastFirst, func(a, b string) int { return cmp.Compare(use(a), use(b)) })
+		for i, ns := range leastFirst {
+			units := share
+			if int64(i) < rest {
+				units++
+			}
+			out[ns][name] = *resource.NewMilliQuantity(use(ns)+units*unit, hard.Format)
+		}
+	}
+	return out
+}
+
+// compute reports a resource shared in milli-units (cpu, memory,
+// storage, hugepages), not in whole objects.
+func compute(name corev1.ResourceName) bool {
+	for _, r := range []string{"cpu", "memory", "storage", "hugepages"} {
+		if strings.Contains(string(name), r) {
+			return true
+		}
+	}
+	return false
 }
 
 // limitRange sets container defaults and bounds in one namespace.

@@ -26,11 +26,14 @@ type Holdings struct {
 	// ForeignAccounts are service accounts at names the render uses that
 	// another writer created first.
 	ForeignAccounts []types.NamespacedName
+	// QuotaUsed is what each namespace's ResourceQuota reports in use: a
+	// tenant-wide quota is shared out by it.
+	QuotaUsed map[string]corev1.ResourceList
 }
 
-// namespaces are the tenant's namespaces the render fills: the assigned
+// Namespaces are the tenant's namespaces the render fills: the assigned
 // ones it holds, then the self-service ones.
-func (h Holdings) namespaces(t *v1alpha1.Tenant) []string {
+func (h Holdings) Namespaces(t *v1alpha1.Tenant) []string {
 	var held []string
 	for _, name := range t.NamespaceNames() {
 		if !slices.Contains(h.Refused, name) {

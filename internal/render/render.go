@@ -6,6 +6,7 @@ package render
 import (
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,7 +56,7 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	all := h.namespaces(t)
+	all := h.Namespaces(t)
 	var objects []client.Object
 	for _, ns := range t.Spec.Namespaces {
 		objects = append(objects, namespace(t, ns.Name, v1alpha1.NamespaceOriginPlatform))
@@ -63,8 +64,12 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	for _, ns := range h.SelfService {
 		objects = append(objects, namespace(t, ns, v1alpha1.NamespaceOriginSelfService))
 	}
+	var hards map[string]corev1.ResourceList
+	if t.Spec.Quota != nil {
+		hards = quotaHards(t, all, h.QuotaUsed)
+	}
 	for _, ns := range all {
-		objects = append(objects, guarded(t, ns, all)...)
+		objects = append(objects, guarded(t, ns, all, hards[ns])...)
 	}
 	for _, role := range t.Spec.ExtraClusterRoles {
 		objects = append(objects, clusterRoleBinding(t, role))
@@ -106,13 +111,13 @@ func validateSelfService(t *v1alpha1.Tenant, names []string) field.ErrorList {
 }
 
 // guarded is what one tenant namespace holds besides the Flux objects.
-func guarded(t *v1alpha1.Tenant, ns string, all []string) []client.Object {
+func guarded(t *v1alpha1.Tenant, ns string, all []string, hard corev1.ResourceList) []client.Object {
 	objects := []client.Object{serviceAccount(t, ns), reconcilerBinding(t, ns, all)}
 	if len(t.Spec.Owners) > 0 {
 		objects = append(objects, ownersBinding(t, ns))
 	}
 	if t.Spec.Quota != nil {
-		objects = append(objects, resourceQuota(t, ns))
+		objects = append(objects, resourceQuota(t, ns, hard))
 	}
 	if t.Spec.LimitRange != nil {
 		objects = append(objects, limitRange(t, ns))

@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -343,5 +344,45 @@ func TestHoldings(t *testing.T) {
 	}
 	if !slices.ContainsFunc(objects, func(o client.Object) bool { return o.GetNamespace() == "apps-preview" }) {
 		t.Error("the adopted namespace lost its guard rails")
+	}
+}
+
+// TestTenantWideQuota: the namespaces' limits add up to the tenant's,
+// never more, whatever each uses; what does not divide goes to the
+// namespaces using least, in whole units.
+func TestTenantWideQuota(t *testing.T) {
+	tn := tenant("pool", "pool-a", "pool-b")
+	tn.Spec.SelfService = &v1alpha1.SelfService{Prefix: "pool-", MaxNamespaces: 2}
+	tn.Spec.Quota = &v1alpha1.Quota{Scope: v1alpha1.QuotaScopeTenant, Hard: corev1.ResourceList{
+		"services": resource.MustParse("3"), "requests.cpu": resource.MustParse("2"),
+	}}
+	cases := map[string]struct {
+		used map[string]corev1.ResourceList
+		want map[string]string // namespace -> services, requests.cpu
+	}{
+		"nothing used": {nil, map[string]string{"pool-a": "1 667m", "pool-b": "1 667m", "pool-x": "1 666m"}},
+		"a uses two":   {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}}, map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
+		"over, after a lowered limit": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("4"), "requests.cpu": resource.MustParse("2500m")}},
+			map[string]string{"pool-a": "4 2500m", "pool-b": "0 0", "pool-x": "0 0"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objects, err := render.Objects(tn, render.Holdings{SelfService: []string{"pool-x"}, QuotaUsed: tc.used})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, obj := range objects {
+				if q, ok := obj.(*corev1.ResourceQuota); ok {
+					got[q.Namespace] = q.Spec.Hard.Name("services", resource.DecimalSI).String() + " " + q.Spec.Hard.Name("requests.cpu", resource.DecimalSI).String()
+					if q.Labels[render.QuotaScopeLabel] != "Tenant" {
+						t.Errorf("quota in %s lacks the tenant-wide mark: %v", q.Namespace, q.Labels)
+					}
+				}
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("hard services, requests.cpu by namespace = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
