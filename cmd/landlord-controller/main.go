@@ -4,13 +4,16 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/version"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -20,6 +23,9 @@ func main() {
 	flag.StringVar(&opts.HealthAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes; 0 disables them")
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "elect one active replica among several")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader lease; defaults to the pod's")
+	flag.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a replica waits after the leader's last renewal before taking over")
+	flag.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "how long the leader retries renewing before it gives up leading and exits")
+	flag.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "how often replicas try to acquire or renew the lease")
 	flag.IntVar(&opts.Concurrency, "concurrency", 4, "tenants reconciled at once")
 	hooks := webhook.Options{Namespace: os.Getenv("POD_NAMESPACE")}
 	if hooks.Namespace == "" {
@@ -34,9 +40,14 @@ func main() {
 	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")
 	flag.Func("platform-users", "comma-separated users exempt from the tenant rules as system:masters is (platform admins)", appendList(&hooks.Platform.Users))
 	flag.Func("platform-groups", "comma-separated groups exempt from the tenant rules as system:masters is (platform admins on EKS, GKE, AKS or OIDC)", appendList(&hooks.Platform.Groups))
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse() // --kubeconfig is registered by controller-runtime
+	if *showVersion {
+		fmt.Println("landlord-controller", version.Get())
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	if hooks.Port != 0 {
 		opts.Webhook = &hooks

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
@@ -43,6 +44,11 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace holds the lease; defaults to the pod's.
 	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the election as
+	// client-go's leader election does; controller-runtime's defaults
+	// (15s, 10s, 2s) when zero. A killed leader is replaced within about
+	// LeaseDuration + RetryPeriod.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Concurrency is how many Tenants reconcile at once.
 	Concurrency int
 	// Webhook serves the admission webhooks when not nil.
@@ -77,6 +83,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "landlord-controller.landlord.dev",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		LeaseDuration:           nonZero(opts.LeaseDuration),
+		RenewDeadline:           nonZero(opts.RenewDeadline),
+		RetryPeriod:             nonZero(opts.RetryPeriod),
 	}
 	if opts.Webhook != nil {
 		mgrOpts.WebhookServer = webhook.NewServer(*opts.Webhook)
@@ -105,4 +114,12 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		}
 	}
 	return mgr, nil
+}
+
+// nonZero is d, or nil for zero so that controller-runtime's default holds.
+func nonZero(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
 }

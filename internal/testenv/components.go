@@ -59,7 +59,25 @@ func apiserverArgs(dir string, p ports, certs *pki) []string {
 	}
 }
 
-func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string) []string {
+func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string, workloads bool) []string {
+	// The controllers that work without nodes; workload controllers only
+	// when asked, since no pod would ever run.
+	controllers := []string{
+		"namespace-controller",
+		"garbage-collector-controller",
+		"clusterrole-aggregation-controller",
+		"serviceaccount-controller",
+		"serviceaccount-token-controller",
+		"root-ca-certificate-publisher-controller",
+		"resourcequota-controller",
+		"certificatesigningrequest-signing-controller",
+		"certificatesigningrequest-approving-controller",
+		"certificatesigningrequest-cleaner-controller",
+		"validatingadmissionpolicy-status-controller",
+	}
+	if workloads {
+		controllers = append(controllers, "deployment-controller", "replicaset-controller", "job-controller", "cronjob-controller")
+	}
 	return []string{
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
@@ -71,21 +89,7 @@ func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string) [
 		"--cert-dir=" + filepath.Join(dir, "kube-controller-manager"),
 		"--leader-elect=false",
 		"--use-service-account-credentials",
-		// The controllers that work without nodes; workload controllers are
-		// left out since no pod would ever run.
-		"--controllers=" + strings.Join([]string{
-			"namespace-controller",
-			"garbage-collector-controller",
-			"clusterrole-aggregation-controller",
-			"serviceaccount-controller",
-			"serviceaccount-token-controller",
-			"root-ca-certificate-publisher-controller",
-			"resourcequota-controller",
-			"certificatesigningrequest-signing-controller",
-			"certificatesigningrequest-approving-controller",
-			"certificatesigningrequest-cleaner-controller",
-			"validatingadmissionpolicy-status-controller",
-		}, ","),
+		"--controllers=" + strings.Join(controllers, ","),
 		"--root-ca-file=" + certs.path("ca.crt"),
 		"--service-account-private-key-file=" + certs.path("service-account.key"),
 		"--cluster-signing-cert-file=" + certs.path("ca.crt"),

@@ -40,6 +40,9 @@ type Options struct {
 	// StartTimeout bounds how long Start waits for readiness; zero means one
 	// minute, two with Flux.
 	StartTimeout time.Duration
+	// Workloads also runs the Deployment, ReplicaSet, Job and CronJob
+	// controllers: their Pods are created, though no node runs them.
+	Workloads bool
 }
 
 // Env is a running control plane. It is not safe for concurrent Stop calls.
@@ -93,7 +96,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := env.start(ctx, bin); err != nil {
+	if err := env.start(ctx, bin, opts.Workloads); err != nil {
 		return nil, errors.Join(err, env.Stop())
 	}
 	if flux != nil {
@@ -104,7 +107,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	return env, nil
 }
 
-func (e *Env) start(ctx context.Context, bin binaries) error {
+func (e *Env) start(ctx context.Context, bin binaries, workloads bool) error {
 	certs, err := ensurePKI(filepath.Join(e.Dir, "pki"))
 	if err != nil {
 		return err
@@ -135,27 +138,30 @@ func (e *Env) start(ctx context.Context, bin binaries) error {
 	}
 
 	// Each child starts once the one it talks to is ready, so logs show real errors only.
-	etcd, err := e.run("etcd", bin.etcd, etcdArgs(e.Dir, p, e.keepDir))
+	etcd, err := e.run(Etcd, bin.etcd, etcdArgs(e.Dir, p, e.keepDir))
 	if err != nil {
 		return err
 	}
-	if err := e.waitFor(ctx, etcd, "etcd /health", etcdHealthy(fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient))); err != nil {
+	etcd.ready = etcdHealthy(fmt.Sprintf("http://127.0.0.1:%d", p.etcdClient))
+	if err := e.waitFor(ctx, etcd, "etcd /health", etcd.ready); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(e.Dir, auditPolicyFile), []byte(auditPolicy), 0o600); err != nil {
 		return err
 	}
-	apiserver, err := e.run("kube-apiserver", bin.apiserver, apiserverArgs(e.Dir, p, certs))
+	apiserver, err := e.run(APIServer, bin.apiserver, apiserverArgs(e.Dir, p, certs))
 	if err != nil {
 		return err
 	}
-	if err := e.waitFor(ctx, apiserver, "kube-apiserver /readyz", apiserverReady(client)); err != nil {
+	apiserver.ready = apiserverReady(client)
+	if err := e.waitFor(ctx, apiserver, "kube-apiserver /readyz", apiserver.ready); err != nil {
 		return err
 	}
-	controllerManager, err := e.run("kube-controller-manager", bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig))
+	controllerManager, err := e.run(ControllerManager, bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig, workloads))
 	if err != nil {
 		return err
 	}
+	controllerManager.ready = insecureHTTPSOK(fmt.Sprintf("https://127.0.0.1:%d/healthz", p.controllerManager))
 	return e.waitFor(ctx, controllerManager, "the aggregated admin ClusterRole", adminRoleAggregated(client))
 }
 

@@ -91,7 +91,7 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.fluxClient()
+	c, err := e.installClient()
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func fluxIdentities() []client.Object {
 	return append(objects, binding)
 }
 
-func (e *Env) fluxClient() (client.Client, error) {
+func (e *Env) installClient() (client.Client, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,11 +19,15 @@ const tailBytes = 4096
 
 // process is one child of the environment, in its own process group.
 type process struct {
-	name    string
-	logPath string
-	pid     int
-	done    chan struct{} // closed once the child has been reaped
-	err     error         // how the child exited, set before done closes
+	name      string
+	path      string
+	args, env []string
+	logPath   string
+	pid       int
+	done      chan struct{} // closed once the child has been reaped
+	err       error         // how the child exited, set before done closes
+	// ready holds once the child serves; nil for children never restarted.
+	ready func(context.Context) error
 }
 
 // startProcess runs path with args and the environment plus env, its output
@@ -31,16 +36,24 @@ type process struct {
 // stays locked to its thread until the child is reaped: then even a killed
 // test binary leaves no control plane behind.
 func startProcess(name, path string, args, env []string, logPath string) (*process, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	p := &process{name: name, path: path, args: args, env: env, logPath: logPath}
+	return p, p.start(os.O_TRUNC)
+}
+
+// start runs the child, its log opened with flag added (O_TRUNC or
+// O_APPEND).
+func (p *process) start(flag int) error {
+	logFile, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|flag, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open %s log: %w", name, err)
+		return fmt.Errorf("open %s log: %w", p.name, err)
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd := exec.Command(p.path, p.args...)
+	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &process{name: name, logPath: logPath, done: make(chan struct{})}
+	done := make(chan struct{})
+	p.done = done
 	started := make(chan error)
 	go func() {
 		// Never unlocked: the thread exits with this goroutine, after the child.
@@ -53,12 +66,12 @@ func startProcess(name, path string, args, env []string, logPath string) (*proce
 		p.pid = cmd.Process.Pid
 		started <- nil
 		p.err = cmd.Wait()
-		close(p.done)
+		close(done)
 	}()
 	if err := <-started; err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return fmt.Errorf("start %s: %w", p.name, err)
 	}
-	return p, nil
+	return nil
 }
 
 // stop sends SIGTERM to the child's process group, then SIGKILL after grace.
