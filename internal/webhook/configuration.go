@@ -54,7 +54,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				ClientConfig:            clientConfig(opts, ValidatePath, caBundle),
 				Rules:                   tenantObjectRules(allOperations),
 				NamespaceSelector:       tenantNamespaces(),
-				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatformUnjudged()},
+				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatformUnjudged(), notWorkloadControllers()},
 				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          ptr.To[int32](5),
@@ -203,6 +203,37 @@ func notPlatformUnjudged() admissionregistrationv1.MatchCondition {
 	return admissionregistrationv1.MatchCondition{
 		Name:       "not-platform-controllers-unjudged-kinds",
 		Expression: fmt.Sprintf("!((%s) && (%s))", strings.Join(kinds, " || "), platformControllers()),
+	}
+}
+
+// workloadControllers are kube-controller-manager's controllers that write
+// in tenant namespaces only copies of templates the webhook judged when they
+// were admitted (Pods of a ReplicaSet, ReplicaSets of a Deployment, Jobs of
+// a CronJob) or deletions (namespace, garbage and finished-Job collectors),
+// under --use-service-account-credentials, and kube-controller-manager's
+// own user, which all of them share without it.
+var workloadControllers = []string{
+	"system:kube-controller-manager",
+	tenancy.ServiceAccountPrefix + "kube-system:replicaset-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:replication-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:deployment-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:statefulset-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:daemon-set-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:job-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:cronjob-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:namespace-controller",
+	tenancy.ServiceAccountPrefix + "kube-system:generic-garbage-collector",
+	tenancy.ServiceAccountPrefix + "kube-system:pod-garbage-collector",
+	tenancy.ServiceAccountPrefix + "kube-system:ttl-after-finished-controller",
+}
+
+// notWorkloadControllers keeps the cluster's own controllers off the
+// fail-closed webhook, so that with Landlord down a Deployment admitted
+// earlier still gets its Pods and a deleted namespace still empties.
+func notWorkloadControllers() admissionregistrationv1.MatchCondition {
+	return admissionregistrationv1.MatchCondition{
+		Name:       "not-workload-controllers",
+		Expression: fmt.Sprintf("!(request.userInfo.username in %s)", celList(workloadControllers)),
 	}
 }
 
