@@ -156,20 +156,20 @@ func (e *Env) controllerKubeconfig(name string) (string, error) {
 }
 
 // Pid is the process id of the running or last run process.
-func (c *Controller) Pid() int { return c.proc.pid }
+func (c *Controller) Pid() int { return c.proc.id() }
 
 // LogPath is the file its output goes to.
 func (c *Controller) LogPath() string { return c.proc.logPath }
 
 // Done is closed once the process has exited.
-func (c *Controller) Done() <-chan struct{} { return c.proc.done }
+func (c *Controller) Done() <-chan struct{} { return c.proc.exited() }
 
 // Restart runs the exited process again with the same flags and ports,
 // its log appended to, without waiting until it is ready: as the kubelet
 // restarts a container.
 func (c *Controller) Restart() error {
 	select {
-	case <-c.proc.done:
+	case <-c.proc.exited():
 	default:
 		return fmt.Errorf("%s is running", c.Name)
 	}
@@ -181,7 +181,7 @@ func (c *Controller) Kill() error {
 	if err := c.proc.signal(syscall.SIGKILL); err != nil {
 		return err
 	}
-	<-c.proc.done
+	<-c.proc.exited()
 	return nil
 }
 
@@ -202,8 +202,8 @@ func (c *Controller) WaitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-c.proc.done:
-			return c.proc.exited()
+		case <-c.proc.exited():
+			return c.proc.exitError()
 		case <-ctx.Done():
 			return fmt.Errorf("%s not ready: %w; see %s", c.Name, ctx.Err(), c.proc.logPath)
 		case <-time.After(pollInterval):

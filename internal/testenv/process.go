@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -23,9 +24,11 @@ type process struct {
 	path      string
 	args, env []string
 	logPath   string
-	pid       int
-	done      chan struct{} // closed once the child has been reaped
-	err       error         // how the child exited, set before done closes
+	// mu guards pid, done and err, which a restart replaces.
+	mu   sync.Mutex
+	pid  int
+	done chan struct{} // closed once the child has been reaped
+	err  error         // how the child exited, set before done closes
 	// ready holds once the child serves; nil for children never restarted.
 	ready func(context.Context) error
 }
@@ -53,7 +56,9 @@ func (p *process) start(flag int) error {
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	done := make(chan struct{})
+	p.mu.Lock()
 	p.done = done
+	p.mu.Unlock()
 	started := make(chan error)
 	go func() {
 		// Never unlocked: the thread exits with this goroutine, after the child.
@@ -63,9 +68,14 @@ func (p *process) start(flag int) error {
 			started <- err
 			return
 		}
+		p.mu.Lock()
 		p.pid = cmd.Process.Pid
+		p.mu.Unlock()
 		started <- nil
-		p.err = cmd.Wait()
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
 		close(done)
 	}()
 	if err := <-started; err != nil {
@@ -80,27 +90,45 @@ func (p *process) stop(grace time.Duration) error {
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.exited():
 	case <-time.After(grace):
 		if err := p.signal(syscall.SIGKILL); err != nil {
 			return err
 		}
-		<-p.done
+		<-p.exited()
 	}
 	// Anything the child left in its group goes too.
 	return p.signal(syscall.SIGKILL)
 }
 
 func (p *process) signal(sig syscall.Signal) error {
-	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(-p.id(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %s: %w", p.name, err)
 	}
 	return nil
 }
 
-// exited describes a child that stopped on its own, with the end of its log.
-func (p *process) exited() error {
-	return fmt.Errorf("%s exited (%v); end of %s:\n%s", p.name, p.err, p.logPath, p.tail())
+// exited is closed once the last run of the child has been reaped.
+func (p *process) exited() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done
+}
+
+// id is the process id of the last run.
+func (p *process) id() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pid
+}
+
+// exitError describes a child that stopped on its own, with the end of
+// its log.
+func (p *process) exitError() error {
+	p.mu.Lock()
+	err := p.err
+	p.mu.Unlock()
+	return fmt.Errorf("%s exited (%v); end of %s:\n%s", p.name, err, p.logPath, p.tail())
 }
 
 // tail returns the last lines of the child's log.

@@ -26,8 +26,8 @@ func (e *Env) waitFor(ctx context.Context, owner *process, what string, ready fu
 		}
 		for _, proc := range e.procs {
 			select {
-			case <-proc.done:
-				return fmt.Errorf("wait for %s: %w", what, proc.exited())
+			case <-proc.exited():
+				return fmt.Errorf("wait for %s: %w", what, proc.exitError())
 			default:
 			}
 		}

@@ -35,7 +35,7 @@ func (e *Env) StartComponent(ctx context.Context, name string) error {
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.exited():
 	default:
 		return fmt.Errorf("%s is running", name)
 	}
