@@ -1,36 +1,18 @@
 package cli_test
 
 import (
-	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render/rendertest"
 )
-
-// renderedKinds are the kinds a Tenant's render holds.
-var renderedKinds = []schema.GroupVersionKind{
-	{Version: "v1", Kind: "Namespace"},
-	{Version: "v1", Kind: "ServiceAccount"},
-	{Version: "v1", Kind: "ConfigMap"},
-	{Version: "v1", Kind: "ResourceQuota"},
-	{Version: "v1", Kind: "LimitRange"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
-	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
-	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
-}
 
 // TestRenderIsWhatTheControllerApplies creates a self-service Tenant with
 // the CLI, lets it create a namespace, and compares what the controller
@@ -66,18 +48,11 @@ func TestRenderIsWhatTheControllerApplies(t *testing.T) {
 	}
 	rendered := map[string]*unstructured.Unstructured{}
 	for _, u := range decodeStream(t, stdout) {
-		rendered[objectKey(u)] = u
+		rendered[rendertest.Key(u)] = u
 	}
-	live := map[string]*unstructured.Unstructured{}
-	for _, gvk := range renderedKinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := k8s.List(ctx, list, client.MatchingLabels{v1alpha1.TenantLabel: "rend", v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}); err != nil {
-			t.Fatal(err)
-		}
-		for i := range list.Items {
-			live[objectKey(&list.Items[i])] = &list.Items[i]
-		}
+	live, err := rendertest.Live(ctx, k8s, client.MatchingLabels{v1alpha1.TenantLabel: "rend", v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	for key := range rendered {
@@ -92,7 +67,7 @@ func TestRenderIsWhatTheControllerApplies(t *testing.T) {
 	}
 	for key, want := range rendered {
 		if got := live[key]; got != nil {
-			if diff := notHolding(want, got); diff != "" {
+			if diff := rendertest.NotHolding(want, got); diff != "" {
 				t.Errorf("%s: %s", key, diff)
 			}
 		}
@@ -106,32 +81,4 @@ func TestRenderIsWhatTheControllerApplies(t *testing.T) {
 	if bindings == 0 {
 		t.Error("the render holds no binding in the adopted namespace")
 	}
-}
-
-func objectKey(u *unstructured.Unstructured) string {
-	return fmt.Sprintf("%s/%s/%s", u.GetKind(), u.GetNamespace(), u.GetName())
-}
-
-// notHolding says which rendered field or label the live object lacks, or
-// "". Binding subjects must match exactly: one more is one identity more.
-func notHolding(want, got *unstructured.Unstructured) string {
-	for k, v := range want.GetLabels() {
-		if got.GetLabels()[k] != v {
-			return fmt.Sprintf("label %s=%q, rendered %q", k, got.GetLabels()[k], v)
-		}
-	}
-	for field, value := range want.Object {
-		switch field {
-		case "apiVersion", "kind", "metadata", "status":
-			continue
-		case "subjects":
-			if !reflect.DeepEqual(value, got.Object[field]) {
-				return fmt.Sprintf("subjects %v, rendered %v", got.Object[field], value)
-			}
-		}
-		if !equality.Semantic.DeepDerivative(value, got.Object[field]) {
-			return fmt.Sprintf("%s %v, rendered %v", field, got.Object[field], value)
-		}
-	}
-	return ""
 }
