@@ -7,6 +7,14 @@ FLUX_MOD := hack/tools/flux/go.mod hack/tools/flux/go.sum
 CONTROLLER_GEN := $(BIN)/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
+# What the binaries and the image report as their version; the manifests and
+# the chart install the release pinned in VERSION (make generate writes it in).
+VERSION ?= $(shell git describe --tags --always --dirty)
+REVISION ?= $(shell git rev-parse HEAD)
+LDFLAGS := -X github.com/landlord-dev/landlord/internal/version.Version=$(VERSION) \
+	-X github.com/landlord-dev/landlord/internal/version.Revision=$(REVISION)
+IMAGE ?= ghcr.io/landlord-dev/landlord-controller
+
 # Flux API packages whose CRDs the local environment installs, generated from
 # the pinned module versions in go.mod.
 FLUX_APIS := github.com/fluxcd/source-controller/api/... \
@@ -59,7 +67,12 @@ generate: tools
 ## build: the landlord CLI and the controller
 .PHONY: build
 build:
-	go build -o $(BIN)/ ./cmd/...
+	go build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+## image: landlord-controller's OCI image for linux/amd64 and arm64, no Docker: bin/image/oci and tarballs
+.PHONY: image
+image:
+	go run ./hack/image -repository $(IMAGE) -version $(VERSION) -revision $(REVISION) -out $(BIN)/image
 
 ## test: every test, on the real control plane
 .PHONY: test
@@ -73,16 +86,22 @@ demo: tools flux-tools build
 
 ## bench: provisioning, the idle controller, admission and lint beside their baselines (BENCH_FLAGS="-tenants 5000 -only p1")
 .PHONY: bench
-bench: tools flux-tools build $(BIN)/kubectl
+bench: tools flux-tools build $(BIN)/kubectl $(BIN)/kustomize $(BIN)/kubeconform
 	go run ./hack/bench -bin $(BIN) $(BENCH_FLAGS)
 
 # The seeds' way of provisioning, the baseline bench compares with.
 $(BIN)/kubectl: $(TOOLS_MOD)
 	go build -C hack/tools -o $@ k8s.io/kubernetes/cmd/kubectl
 
+# Lint's baseline: kustomize build of every overlay piped to kubeconform.
+$(BIN)/kustomize: $(TOOLS_MOD)
+	go build -C hack/tools -o $@ sigs.k8s.io/kustomize/kustomize/v5
+$(BIN)/kubeconform: $(TOOLS_MOD)
+	go build -C hack/tools -o $@ github.com/yannh/kubeconform/cmd/kubeconform
+
 ## lint: gofmt, go vet and generated code in sync
 .PHONY: lint
 lint: generate
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
 	go vet ./...
-	@test -z "$$(git status --porcelain -- api config internal/apivalidation/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config charts internal/apivalidation/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }

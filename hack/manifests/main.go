@@ -1,10 +1,13 @@
 // Command manifests writes the manifests rendered from Go into config/,
-// so the kustomize install carries exactly what the code defines.
+// so the kustomize install carries exactly what the code defines, pins
+// the controller's image to the release in VERSION, and writes what the
+// Helm chart takes from config/.
 package main
 
 import (
 	"log"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,6 +27,14 @@ func main() {
 	// The in-cluster webhooks, less the caBundle the controller fills in.
 	validating, mutating := webhook.Configurations(webhook.Options{Namespace: install.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)
 	write("config/webhook/webhooks.yaml", "internal/webhook", validating, mutating)
+
+	version, err := os.ReadFile("VERSION")
+	if err != nil {
+		log.Fatal(err)
+	}
+	release := strings.TrimSpace(string(version))
+	writeManagerKustomization(release)
+	writeChart(release)
 }
 
 // write puts objects into path as a YAML stream, without the empty

@@ -1,0 +1,401 @@
+// Tests of charts/landlord: rendered with the Helm SDK, compared with what
+// landlord install and config/default install, linted, and each render
+// server-side applied to a real API server.
+package charts_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fluxcd/pkg/ssa/utils"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
+)
+
+const chartDir = "landlord"
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.RunMain(m, func(env *testenv.Env) (err error) {
+		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
+		return err
+	}))
+}
+
+// valueSets are the installs a platform team chooses most.
+var valueSets = map[string]map[string]any{
+	"defaults":     nil,
+	"cert-manager": {"webhook": map[string]any{"certManager": map[string]any{"enabled": true}}},
+	"3 replicas with PDB": {
+		"replicas":            3,
+		"podDisruptionBudget": map[string]any{"enabled": true},
+		"priorityClassName":   "system-cluster-critical",
+		"topologySpreadConstraints": []any{map[string]any{
+			"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+			"labelSelector": map[string]any{"matchLabels": map[string]any{"app.kubernetes.io/name": "landlord-controller"}},
+		}},
+		"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
+	},
+	"admin groups": {
+		"platform":   map[string]any{"users": []any{"alice@example.com"}, "groups": []any{"platform-admins", "sre"}},
+		"tenantRole": map[string]any{"extraRules": []any{map[string]any{"apiGroups": []any{"cert-manager.io"}, "resources": []any{"certificates"}, "verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
+		"image":      map[string]any{"digest": "sha256:" + strings.Repeat("ab", 32), "pullSecrets": []any{map[string]any{"name": "regcred"}}},
+	},
+}
+
+// render is what helm template --include-crds --namespace landlord-system
+// prints, as objects: values checked against values.schema.json, the CRDs
+// and every template.
+func render(values map[string]any) ([]*unstructured.Unstructured, error) {
+	return renderIn("landlord-system", values)
+}
+
+func renderIn(namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
+	chart, err := loader.Load(chartDir)
+	if err != nil {
+		return nil, err
+	}
+	options := chartutil.ReleaseOptions{Name: "landlord", Namespace: namespace, Revision: 1, IsInstall: true}
+	renderValues, err := chartutil.ToRenderValues(chart, values, options, chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	files, err := engine.Render(chart, renderValues)
+	if err != nil {
+		return nil, err
+	}
+	var manifests []string
+	for _, crd := range chart.CRDObjects() {
+		manifests = append(manifests, string(crd.File.Data))
+	}
+	for name, content := range files {
+		if strings.HasSuffix(name, ".yaml") {
+			manifests = append(manifests, content)
+		}
+	}
+	return utils.ReadObjects(strings.NewReader(strings.Join(manifests, "\n---\n")))
+}
+
+// TestChartIsLandlordInstall holds the chart's defaults to what landlord
+// install applies (config/default), object for object, but the Namespace,
+// which Helm does not own.
+func TestChartIsLandlordInstall(t *testing.T) {
+	rendered, err := render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := config.Install()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = slices.DeleteFunc(want, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Namespace" })
+	compare(t, rendered, want)
+}
+
+// TestChartCertManagerIsTheComponent holds the cert-manager option to
+// config/default with the config/webhook/cert-manager component.
+func TestChartCertManagerIsTheComponent(t *testing.T) {
+	rendered, err := render(valueSets["cert-manager"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	configDir, err := filepath.Abs("../config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := t.TempDir()
+	// Kustomize takes bases by relative path only.
+	relative, err := filepath.Rel(overlay, configDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kustomization := "resources: [" + filepath.Join(relative, "default") + "]\ncomponents: [" + filepath.Join(relative, "webhook", "cert-manager") + "]\n"
+	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []*unstructured.Unstructured
+	for _, res := range resources.Resources() {
+		if res.GetKind() == "Namespace" {
+			continue
+		}
+		data, err := res.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, u)
+	}
+	compare(t, rendered, want)
+}
+
+// compare wants the same objects, in any order, each the same as JSON.
+func compare(t *testing.T, got, want []*unstructured.Unstructured) {
+	t.Helper()
+	byKey := map[string]*unstructured.Unstructured{}
+	for _, u := range got {
+		byKey[key(u)] = u
+	}
+	for _, w := range want {
+		g, ok := byKey[key(w)]
+		if !ok {
+			t.Errorf("the chart lacks %s", key(w))
+			continue
+		}
+		delete(byKey, key(w))
+		a, errA := json.Marshal(g.Object)
+		b, errB := json.Marshal(w.Object)
+		if err := errors.Join(errA, errB); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs:\n chart: %s\nconfig: %s", key(w), a, b)
+		}
+	}
+	for k := range byKey {
+		t.Errorf("the chart has %s, config/default does not", k)
+	}
+}
+
+func key(u *unstructured.Unstructured) string {
+	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+// TestChartValues renders each value set and checks what it is for.
+func TestChartValues(t *testing.T) {
+	for name, check := range map[string]func(t *testing.T, objects map[string]*unstructured.Unstructured){
+		"cert-manager": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			for _, k := range []string{"Issuer landlord-system/landlord-selfsigned", "Certificate landlord-system/landlord-webhook"} {
+				if objects[k] == nil {
+					t.Errorf("no %s", k)
+				}
+			}
+			for _, k := range []string{"ValidatingWebhookConfiguration /landlord", "MutatingWebhookConfiguration /landlord"} {
+				if got := objects[k].GetAnnotations()["cert-manager.io/inject-ca-from"]; got != "landlord-system/landlord-webhook" {
+					t.Errorf("%s: inject-ca-from %q", k, got)
+				}
+			}
+			if args := containerArgs(t, objects); !slices.Contains(args, "--cert-manager") {
+				t.Errorf("args %q lack --cert-manager", args)
+			}
+		},
+		"3 replicas with PDB": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			deployment := objects["Deployment landlord-system/landlord-controller"]
+			if replicas, _, _ := unstructured.NestedInt64(deployment.Object, "spec", "replicas"); replicas != 3 {
+				t.Errorf("replicas %d, want 3", replicas)
+			}
+			pdb := objects["PodDisruptionBudget landlord-system/landlord-controller"]
+			if pdb == nil {
+				t.Fatal("no PodDisruptionBudget")
+			}
+			if got, _, _ := unstructured.NestedInt64(pdb.Object, "spec", "maxUnavailable"); got != 1 {
+				t.Errorf("maxUnavailable %d, want 1", got)
+			}
+			if objects["ServiceMonitor landlord-system/landlord-controller"] == nil || objects["Service landlord-system/landlord-metrics"] == nil {
+				t.Error("no ServiceMonitor and metrics Service")
+			}
+		},
+		"admin groups": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			args := containerArgs(t, objects)
+			for _, arg := range []string{"--platform-users=alice@example.com", "--platform-groups=platform-admins,sre"} {
+				if !slices.Contains(args, arg) {
+					t.Errorf("args %q lack %s", args, arg)
+				}
+			}
+			validating := objects["ValidatingWebhookConfiguration /landlord"]
+			webhooks, _, _ := unstructured.NestedSlice(validating.Object, "webhooks")
+			conditions, _, _ := unstructured.NestedSlice(webhooks[2].(map[string]any), "matchConditions")
+			want := map[string]string{
+				"not-platform-users":  `!(request.userInfo.username in ["alice@example.com"])`,
+				"not-platform-groups": `!request.userInfo.groups.exists(g, g in ["platform-admins", "sre"])`,
+			}
+			for _, c := range conditions {
+				c := c.(map[string]any)
+				if expr, ok := want[c["name"].(string)]; ok && c["expression"] == expr {
+					delete(want, c["name"].(string))
+				}
+			}
+			if len(want) > 0 {
+				t.Errorf("namespaces.landlord.dev lacks the conditions %v: %v", want, conditions)
+			}
+			role := objects["ClusterRole /landlord-tenant"]
+			rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+			if last := rules[len(rules)-1].(map[string]any); !slices.Equal(toStrings(last["apiGroups"]), []string{"cert-manager.io"}) {
+				t.Errorf("landlord-tenant's last rule %v, want the extra one", last)
+			}
+			container := containers(t, objects)[0]
+			if image := container["image"]; image != "ghcr.io/landlord-dev/landlord-controller@sha256:"+strings.Repeat("ab", 32) {
+				t.Errorf("image %v, want the digest", image)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rendered, err := render(valueSets[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			objects := map[string]*unstructured.Unstructured{}
+			for _, u := range rendered {
+				objects[key(u)] = u
+			}
+			check(t, objects)
+		})
+	}
+}
+
+func containers(t *testing.T, objects map[string]*unstructured.Unstructured) []map[string]any {
+	t.Helper()
+	list, _, err := unstructured.NestedSlice(objects["Deployment landlord-system/landlord-controller"].Object, "spec", "template", "spec", "containers")
+	if err != nil || len(list) == 0 {
+		t.Fatalf("no containers: %v", err)
+	}
+	var out []map[string]any
+	for _, c := range list {
+		out = append(out, c.(map[string]any))
+	}
+	return out
+}
+
+func containerArgs(t *testing.T, objects map[string]*unstructured.Unstructured) []string {
+	t.Helper()
+	return toStrings(containers(t, objects)[0]["args"])
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, s := range v.([]any) {
+		out = append(out, s.(string))
+	}
+	return out
+}
+
+// TestChartApplies server-side applies each value set's render, CRDs
+// included, to the API server, as ssa's staged apply (landlord install's)
+// sends them. cert-manager's and the Prometheus Operator's CRDs are
+// installed as schemaless stand-ins first: the API server then checks the
+// objects' envelope, not cert-manager's own validation.
+func TestChartApplies(t *testing.T) {
+	ctx := context.Background()
+	var standIns []client.Object
+	for group, kinds := range map[string][]string{"cert-manager.io": {"Certificate", "Issuer"}, "monitoring.coreos.com": {"ServiceMonitor"}} {
+		for _, kind := range kinds {
+			standIns = append(standIns, schemalessCRD(group, kind))
+		}
+	}
+	if _, err := install.Apply(ctx, k8s, io.Discard, standIns...); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"defaults", "cert-manager", "3 replicas with PDB", "admin groups"} {
+		t.Run(name, func(t *testing.T) {
+			rendered, err := render(valueSets[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			objects := make([]client.Object, 0, len(rendered))
+			for _, u := range rendered {
+				objects = append(objects, u)
+			}
+			// Helm applies into the namespace it creates (--create-namespace).
+			objects = append(objects, &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "landlord-system"},
+			}})
+			if _, err := install.Apply(ctx, k8s, io.Discard, objects...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// schemalessCRD serves kind in group, v1, namespaced, any content.
+func schemalessCRD(group, kind string) *apiextensionsv1.CustomResourceDefinition {
+	plural := strings.ToLower(kind) + "s"
+	return &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: ptr.To(true),
+				}},
+			}},
+		},
+	}
+}
+
+// TestChartLint is helm lint --strict for every value set.
+func TestChartLint(t *testing.T) {
+	for name, values := range valueSets {
+		t.Run(name, func(t *testing.T) {
+			linter := lint.All(chartDir, values, "landlord-system", true)
+			for _, msg := range linter.Messages {
+				if msg.Severity > support.InfoSev {
+					t.Error(msg)
+				}
+			}
+		})
+	}
+}
+
+// TestChartRefusesBadValues: the schema names the value it refuses.
+func TestChartRefusesBadValues(t *testing.T) {
+	for name, tc := range map[string]struct {
+		values map[string]any
+		want   []string
+	}{
+		"replicas not a number": {map[string]any{"replicas": "two"}, []string{"/replicas", "want integer"}},
+		"unknown value":         {map[string]any{"replica": 3}, []string{"replica"}},
+		"pull policy":           {map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, []string{"/image/pullPolicy", "IfNotPresent"}},
+		"comma in a group":      {map[string]any{"platform": map[string]any{"groups": []any{"a,b"}}}, []string{"/platform/groups/0"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := render(tc.values)
+			if err == nil {
+				t.Fatal("rendered")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %q", err, want)
+				}
+			}
+		})
+	}
+	t.Run("namespace", func(t *testing.T) {
+		if _, err := renderIn("default", nil); err == nil || !strings.Contains(err.Error(), "install with --namespace landlord-system") {
+			t.Errorf("error %v, want one naming landlord-system", err)
+		}
+	})
+}

@@ -1,0 +1,30 @@
+{{/*
+landlord.namespace fails unless the release is installed in landlord-system:
+Landlord's policy knows its controller as
+system:serviceaccount:landlord-system:landlord-controller.
+*/}}
+{{- define "landlord.namespace" -}}
+{{- if ne .Release.Namespace "landlord-system" -}}
+{{- fail (printf "Landlord runs in the namespace landlord-system, not %s: install with --namespace landlord-system" .Release.Namespace) -}}
+{{- end -}}
+landlord-system
+{{- end }}
+
+{{/* landlord.image is repository:tag, or repository@digest when a digest is set. */}}
+{{- define "landlord.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- end }}
+
+{{/* landlord.celList spells a list of strings as a CEL list literal, as the controller does. */}}
+{{- define "landlord.celList" -}}
+[{{ range $i, $v := . }}{{ if $i }}, {{ end }}{{ $v | quote }}{{ end }}]
+{{- end }}
+
+{{/* landlord.selector are the labels of the controller's pods. */}}
+{{- define "landlord.selector" -}}
+app.kubernetes.io/name: landlord-controller
+{{- end }}
