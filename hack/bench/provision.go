@@ -27,6 +27,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/controller"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -82,7 +83,15 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 	if e.profileDir != "" {
 		profiled = ctl.profile(ctx, filepath.Join(e.profileDir, "p1.pprof"), 30*time.Second)
 	}
+	mark, err := p.MarkAudit()
+	if err != nil {
+		return nil, err
+	}
 	objects, took, err := provision(ctx, admin, benchTenants("t", e.tenants))
+	if err != nil {
+		return nil, err
+	}
+	writes, err := p.WritesSince(mark, policy.ControllerUser)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +120,7 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 		at1000(row{part: "p1", figure: n + " provisioned (baseline: SSA, no controller)", value: took.Seconds(), baseline: ssaTime.Seconds(), unit: "s",
 			target: "≤ 60 s", met: took <= time.Minute, note: fmt.Sprintf("%d objects; SSA baseline %d workers; controller --concurrency %s", objects, workers, concurrencyFlag(e.concurrency))}),
 		{part: "p1", figure: "objects/s (baseline: SSA, no controller)", value: rate, baseline: ssaRate, unit: "objects/s",
-			target: "≥ 50% of baseline", met: rate >= ssaRate/2},
+			target: "≥ 50% of baseline", met: rate >= ssaRate/2, note: fmt.Sprintf("the controller sent %d writes: %s", len(writes), summarize(writes))},
 		{part: "p1", figure: "objects/s (baseline: kubectl apply per tenant)", value: rate, baseline: kubectlRate, unit: "objects/s",
 			note: fmt.Sprintf("kubectl: %d tenants in %.1f s, %.0f s extrapolated to %d", sample, kubectlTime.Seconds(), kubectlTime.Seconds()*float64(e.tenants)/float64(sample), e.tenants)},
 		at1000(row{part: "p1", figure: "controller peak RSS (VmHWM)", value: peak, unit: "MiB", target: "≤ 150 MiB", met: peak <= 150,
@@ -265,13 +274,17 @@ func provision(ctx context.Context, c client.Client, tenants []*v1alpha1.Tenant)
 	}); err != nil {
 		return 0, 0, err
 	}
+	var settled time.Time // when every Tenant first reported provisioned
 	for {
 		done, err := provisioned(ctx, c, len(tenants))
 		if err != nil {
 			return 0, 0, err
 		}
 		if done {
-			took := time.Since(start)
+			now := time.Now()
+			if settled.IsZero() {
+				settled = now
+			}
 			all, total, err := renders(tenants)
 			if err != nil {
 				return 0, 0, err
@@ -281,7 +294,12 @@ func provision(ctx context.Context, c client.Client, tenants []*v1alpha1.Tenant)
 				return 0, 0, err
 			}
 			if len(missing) == 0 {
-				return total, took, nil
+				return total, now.Sub(start), nil
+			}
+			// A controller that renders otherwise than this bench does is not
+			// measured by it: say so rather than wait for ever.
+			if time.Since(settled) > time.Minute {
+				return 0, 0, fmt.Errorf("every Tenant reports provisioned but %d objects are missing a minute later, e.g. %s: is bin/landlord-controller built from this tree?", len(missing), missing[0])
 			}
 			log.Printf("p1: every Tenant reports provisioned, %d objects missing, e.g. %s", len(missing), missing[0])
 		}
