@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -13,14 +14,19 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fluxcd/pkg/kustomize"
+	"github.com/fluxcd/pkg/sourceignore"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	"sigs.k8s.io/yaml"
@@ -30,9 +36,14 @@ import (
 // when buildMetadata lists originAnnotations.
 const originAnnotation = "config.kubernetes.io/origin"
 
-// buildMu serialises builds: kustomize keeps its OpenAPI schema in a
-// global, which is why Flux serialises its builds too.
-var buildMu sync.Mutex
+// openapiMu guards kustomize's OpenAPI schema, a global: builds read it
+// together once the built-in one is loaded, and a build whose kustomization
+// sets its own (openapi:) runs alone and puts the built-in one back, as
+// fluxcd/pkg/kustomize.Build does around every build.
+var (
+	openapiMu   sync.RWMutex
+	openapiOnce sync.Once
+)
 
 // object is one object a build produced, with the file it came from.
 type object struct {
@@ -49,8 +60,10 @@ type object struct {
 	namespace   string
 }
 
-// unit is the result of building one directory.
+// unit is the result of building one directory, built once however many
+// callers ask for it.
 type unit struct {
+	once    sync.Once
 	dir     string
 	objects []*object
 	err     error
@@ -60,97 +73,149 @@ type unit struct {
 // or a path outside the repository, which lint does not build.
 var errBlocked = errors.New("names a remote base or a path outside the repository")
 
-// Ways a directory is built.
+// Ways a directory is built besides Flux's (fluxUnit).
 const (
-	// asKustomization builds the directory's own kustomization file.
+	// asKustomization builds the directory's own kustomization file, as
+	// kustomize build does.
 	asKustomization = "kustomization"
 	// asManifests builds the directory's loose manifests, not its
 	// subdirectories: each of those is checked on its own.
 	asManifests = "manifests"
-	// asFlux builds a directory as Flux does when it has no kustomization
-	// file: every manifest below it, and every kustomization directory
-	// below it in place of that directory's files.
-	asFlux = "flux"
 )
 
-// unitFor builds dir the given way once, and returns the cached result
-// afterwards. A directory with a kustomization file is always built from it.
+// unit returns the unit cached under key, built by build on first use.
+func (r *repo) unit(key, dir string, build func(u *unit)) *unit {
+	r.mu.Lock()
+	u, ok := r.units[key]
+	if !ok {
+		u = &unit{dir: dir}
+		r.units[key] = u
+	}
+	r.mu.Unlock()
+	u.once.Do(func() {
+		build(u)
+		if u.err != nil && !errors.Is(u.err, errBlocked) {
+			u.err = fmt.Errorf("%s", r.rel(u.err.Error()))
+		}
+	})
+	return u
+}
+
+// unitFor builds dir the given way once. A directory with a kustomization
+// file is always built from it.
 func (r *repo) unitFor(dir, how string) *unit {
 	if _, ok := r.kustomizations[dir]; ok {
 		how = asKustomization
 	}
-	key := how + ":" + dir
-	r.mu.Lock()
-	u, ok := r.units[key]
-	r.mu.Unlock()
-	if ok {
-		return u
-	}
-	u = r.buildUnit(dir, how)
-	r.mu.Lock()
-	r.units[key] = u
-	r.mu.Unlock()
-	return u
-}
-
-func (r *repo) buildUnit(dir, how string) *unit {
-	u := &unit{dir: dir}
-	var kfile string
-	var content []byte
-	switch how {
-	case asKustomization:
-		if r.blocked(dir) {
-			// Building would fetch the remote base: its finding says why not.
-			u.err = errBlocked
-			return u
-		}
-		kfile = r.kustomizations[dir].file
-		content, u.err = os.ReadFile(filepath.Join(r.root, filepath.FromSlash(kfile)))
-	case asManifests:
-		kfile = path.Join(dir, konfig.DefaultKustomizationFileName())
-		content, u.err = r.generated(dir, r.loose[dir], true)
-	case asFlux:
-		kfile = path.Join(dir, konfig.DefaultKustomizationFileName())
-		var files []string
-		if files, u.err = r.fluxResources(dir); u.err == nil {
-			if slices.ContainsFunc(files, r.blocked) {
+	return r.unit(how+":"+dir, dir, func(u *unit) {
+		if how == asKustomization {
+			if r.blocked(dir) {
+				// Building would fetch the remote base: its finding says why not.
 				u.err = errBlocked
-				return u
+				return
 			}
-			content, u.err = r.generated(dir, files, false)
+			kfile := r.kustomizations[dir].file
+			content, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(kfile)))
+			if err != nil {
+				u.err = err
+				return
+			}
+			u.objects, u.err = r.build(dir, kfile, content)
+			return
 		}
-	}
-	if u.err == nil {
-		u.objects, u.err = r.build(dir, kfile, content)
-	}
-	if u.err != nil {
-		u.err = fmt.Errorf("%s", r.rel(u.err.Error()))
-	}
-	return u
+		content, err := r.manifests(dir)
+		if err != nil {
+			u.err = err
+			return
+		}
+		u.objects, u.err = r.build(dir, path.Join(dir, konfig.DefaultKustomizationFileName()), content)
+	})
 }
 
-// generated is a kustomization.yaml listing resources below dir, as Flux
-// generates one. Flux fails on a YAML file without Kubernetes objects in a
-// directory it applies; loose directories no Flux Kustomization names may
-// hold other YAML, so onlyManifests leaves such files out.
-func (r *repo) generated(dir string, resources []string, onlyManifests bool) ([]byte, error) {
+// fluxIgnore is what source-controller leaves out of every artifact, and so
+// out of what kustomize-controller's generator lists.
+var fluxIgnore = strings.Join([]string{sourceignore.ExcludeVCS, sourceignore.ExcludeExt, sourceignore.ExcludeCI, sourceignore.ExcludeExtra}, ",")
+
+// fluxUnit builds dir as kustomize-controller does for the Flux
+// Kustomization ks: the kustomization Flux's generator writes there (dir's
+// own with ks's targetNamespace, patches, images and the like, or one
+// listing every manifest and kustomization below dir), built on a file
+// system that refuses paths outside the repository. A kustomization ks
+// adds nothing to is the same build as unitFor's.
+func (r *repo) fluxUnit(dir string, ks map[string]any) *unit {
+	abs := filepath.Join(r.root, filepath.FromSlash(dir))
+	generate := func(ks map[string]any) ([]byte, string, kustomize.Action, error) {
+		g := kustomize.NewGeneratorWithIgnore(r.root, strings.ReplaceAll(fluxIgnore, ",", "\n"), unstructured.Unstructured{Object: ks})
+		return g.GenerateManifest(abs)
+	}
+	content, kfile, action, err := generate(ks)
+	if err == nil && action == kustomize.UnchangedAction {
+		if plain, _, _, err := generate(map[string]any{}); err == nil && bytes.Equal(plain, content) {
+			return r.unitFor(dir, asKustomization)
+		}
+	}
+	if err != nil {
+		return r.unit("flux-error:"+dir+":"+err.Error(), dir, func(u *unit) { u.err = err })
+	}
+	kfile = r.relPath(kfile)
+	return r.unit(fmt.Sprintf("flux:%s:%x", dir, sha256.Sum256(content)), dir, func(u *unit) {
+		if r.blockedBuild(dir, content) {
+			u.err = errBlocked
+			return
+		}
+		u.objects, u.err = r.build(dir, kfile, content)
+	})
+}
+
+// blockedBuild reports whether a kustomization for dir with content takes
+// in a kustomization lint does not build.
+func (r *repo) blockedBuild(dir string, content []byte) bool {
+	if _, ok := r.kustomizations[dir]; ok && r.blocked(dir) {
+		return true
+	}
+	k := &types.Kustomization{}
+	if err := yaml.Unmarshal(content, k); err != nil {
+		return false // the build says what is wrong
+	}
+	for _, res := range slices.Concat(k.Resources, k.Components) {
+		if r.blocked(path.Join(dir, res)) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether p is dir or below it.
+func under(dir, p string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// filesUnder lists the loose YAML files below dir.
+func (r *repo) filesUnder(dir string) []string {
+	var files []string
+	for _, d := range r.looseDirs() {
+		if under(dir, d) {
+			files = append(files, r.loose[d]...)
+		}
+	}
+	return files
+}
+
+// manifests is a kustomization listing the YAML files of a loose directory
+// that hold Kubernetes objects. No Flux Kustomization names such a
+// directory, so other YAML there (CI configuration, Helm values) is not
+// applied and is left out.
+func (r *repo) manifests(dir string) ([]byte, error) {
 	k := &types.Kustomization{}
 	k.FixKustomization()
-	for _, res := range resources {
-		if _, isDir := r.kustomizations[res]; !isDir && onlyManifests {
-			ok, err := r.holdsManifests(res)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
+	for _, file := range r.loose[dir] {
+		ok, err := r.holdsManifests(file)
+		if err != nil {
+			return nil, err
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(res, dir), "/")
-		if dir == "." {
-			rel = res
+		if ok {
+			k.Resources = append(k.Resources, path.Base(file))
 		}
-		k.Resources = append(k.Resources, rel)
 	}
 	if len(k.Resources) == 0 {
 		// Flux's placeholder: kustomize refuses an empty kustomization.
@@ -188,46 +253,9 @@ func (r *repo) holdsManifests(file string) (bool, error) {
 	}
 }
 
-// fluxResources are what Flux's kustomization generator lists for a
-// directory without a kustomization file: the kustomization directories
-// below it, and the YAML files not inside those.
-func (r *repo) fluxResources(dir string) ([]string, error) {
-	info, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(dir)))
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
-	}
-	under := func(p string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
-	var out []string
-	for _, k := range r.kustomizationDirs() {
-		if !under(k) || k == dir {
-			continue
-		}
-		// Only the topmost: an inner one is part of the outer's build.
-		inner := false
-		for p := path.Dir(k); under(p) && p != dir && p != "."; p = path.Dir(p) {
-			if _, ok := r.kustomizations[p]; ok {
-				inner = true
-			}
-		}
-		if !inner {
-			out = append(out, k)
-		}
-	}
-	for _, d := range r.looseDirs() {
-		if under(d) {
-			out = append(out, r.loose[d]...)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// build runs kustomize on dir as Flux does (no load restrictions, no
-// plugins), reading content as the kustomization file kfile, and finds
-// the file each object came from with kustomize's origin annotations.
+// build runs kustomize on dir as Flux does, reading content as the
+// kustomization file kfile, and finds the file each object came from with
+// kustomize's origin annotations.
 //
 // Origin tracking also annotates every object with every transformer that
 // ran, which for an overlay patching each of a thousand tenants is a
@@ -235,6 +263,14 @@ func (r *repo) fluxResources(dir string) ([]string, error) {
 // origins come from a second build without its own patches, whose objects
 // have the same ids: patches change content, not names.
 func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%x", dir, kfile, sha256.Sum256(content))
+	return r.memo.build(r, key, func(fsys filesys.FileSystem) ([]*object, error) {
+		return r.buildOn(fsys, dir, kfile, content)
+	})
+}
+
+// buildOn is build on the file system fsys.
+func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byte) ([]*object, error) {
 	variant, patched, err := originVariant(content)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kfile, err)
@@ -243,7 +279,7 @@ func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
 	if patched {
 		built = content
 	}
-	m, err := r.kustomize(dir, kfile, built)
+	m, err := r.kustomize(fsys, dir, kfile, built)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +288,7 @@ func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
 		// Without them the build can only fail where the real one did
 		// not if a later transformer needs the patched content; objects
 		// then point at the kustomization file.
-		if om, err := r.kustomize(dir, kfile, variant); err == nil {
+		if om, err := r.kustomize(fsys, dir, kfile, variant); err == nil {
 			for _, res := range om.Resources() {
 				if origin, err := res.GetOrigin(); err == nil {
 					origins[res.CurId()] = origin
@@ -269,13 +305,8 @@ func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
 		if patched {
 			origin = origins[res.CurId()]
 		}
-		data, err := res.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
 		o := &object{repo: r, file: kfile}
-		// Numbers as int64 and float64, as the apiserver decodes them.
-		if err := utiljson.Unmarshal(data, &o.obj); err != nil {
+		if o.obj, err = objectOf(res); err != nil {
 			return nil, err
 		}
 		if origin != nil {
@@ -295,13 +326,70 @@ func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
 	return objects, nil
 }
 
-// kustomize builds dir with content served as its kustomization file.
-func (r *repo) kustomize(dir, kfile string, content []byte) (resmap.ResMap, error) {
-	fsys := &overlayFS{FileSystem: filesys.MakeFsOnDisk(), path: filepath.Join(r.root, filepath.FromSlash(kfile)), data: content}
-	opts := krusty.MakeDefaultOptions()
-	opts.LoadRestrictions = types.LoadRestrictionsNone
-	buildMu.Lock()
-	defer buildMu.Unlock()
+// resources reads resource files as kustomize does, List kinds expanded.
+var resources = provider.NewDefaultDepProvider().GetResourceFactory()
+
+// read decodes the objects of one file of the repository, unbuilt.
+func (r *repo) read(file string) ([]*object, error) {
+	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, err
+	}
+	list, err := resources.SliceFromBytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	objects := make([]*object, 0, len(list))
+	for _, res := range list {
+		obj, err := objectOf(res)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		objects = append(objects, &object{repo: r, file: file, obj: obj, gvk: schema.FromAPIVersionAndKind(res.GetApiVersion(), res.GetKind()),
+			name: res.GetName(), namespace: res.GetNamespace()})
+	}
+	return objects, nil
+}
+
+// objectOf is a built resource as JSON decodes it: numbers as int64 and
+// float64, as the apiserver decodes them.
+func objectOf(res *resource.Resource) (map[string]any, error) {
+	data, err := res.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	err = utiljson.Unmarshal(data, &obj)
+	return obj, err
+}
+
+// kustomize builds dir with content served as its kustomization file, with
+// fluxcd/pkg/kustomize.Build's options, on fsys: fluxcd/pkg/kustomize's
+// secure file system, which refuses any path outside the repository. Build
+// itself holds one lock around every build and reloads the OpenAPI schema
+// in each, which would serialise lint's thousands of builds; openapiMu
+// keeps what that lock is for.
+func (r *repo) kustomize(fsys filesys.FileSystem, dir, kfile string, content []byte) (m resmap.ResMap, err error) {
+	fsys = &overlayFS{FileSystem: fsys, path: filepath.Join(r.root, filepath.FromSlash(kfile)), data: content}
+	openapiOnce.Do(func() { _ = openapi.Schema() })
+	if r.openapi {
+		openapiMu.Lock()
+		defer func() {
+			openapi.ResetOpenAPI()
+			_ = openapi.Schema()
+			openapiMu.Unlock()
+		}()
+	} else {
+		openapiMu.RLock()
+		defer openapiMu.RUnlock()
+	}
+	// kustomize panics on some malformed input, which Flux recovers from too.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("recovered from kustomize build panic: %v", p)
+		}
+	}()
+	opts := &krusty.Options{LoadRestrictions: types.LoadRestrictionsNone, PluginConfig: types.DisabledPluginConfig()}
 	return krusty.MakeKustomizer(opts).Run(fsys, filepath.Join(r.root, filepath.FromSlash(dir)))
 }
 
@@ -346,8 +434,8 @@ func originVariant(content []byte) (variant []byte, patched bool, err error) {
 	return []byte(out), patched, err
 }
 
-// overlayFS serves one file from memory and the rest from disk: the
-// kustomization file lint rewrote or generated.
+// overlayFS serves one file from memory and the rest from its file system:
+// the kustomization file lint rewrote or Flux's generator wrote.
 type overlayFS struct {
 	filesys.FileSystem
 	path string

@@ -60,38 +60,75 @@ func (l *linter) fleet(r *repo) error {
 	applied := l.appliedUnits(r, units)
 	// Applied builds Flux generates a kustomization for are not among the
 	// others; objects in both are validated once.
+	var objects []*object
 	for _, u := range slices.Concat(units, applied) {
-		for _, o := range u.objects {
-			if _, err := l.validate(o, o.namespace); err != nil {
-				return err
-			}
-			l.secret(o)
-		}
+		objects = append(objects, u.objects...)
+	}
+	err := each(len(objects), func(i int) error {
+		_, err := l.validate(objects[i], objects[i].namespace)
+		l.secret(objects[i])
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	l.applied = applied
 	return l.ctx.Err()
+}
+
+// starts are the builds buildAll starts from: each buildable kustomization
+// no other buildable one takes in, and each directory of loose manifests.
+func (r *repo) starts() (kustomizations, loose []string) {
+	taken := map[string]bool{}
+	for _, dir := range r.kustomizationDirs() {
+		if r.buildable(dir) {
+			for _, ref := range r.kustomizations[dir].refs {
+				taken[ref] = true
+			}
+		}
+	}
+	for _, dir := range r.kustomizationDirs() {
+		if r.buildable(dir) && !taken[dir] {
+			kustomizations = append(kustomizations, dir)
+		}
+	}
+	return kustomizations, r.looseDirs()
+}
+
+// buildable reports whether the kustomization in dir builds on its own:
+// components build only within a kustomization (kustomize refuses them
+// alone), and kustomizations naming remote bases or paths outside the
+// repository not at all.
+func (r *repo) buildable(dir string) bool {
+	k := r.kustomizations[dir]
+	return !k.component && !r.blocked(dir)
+}
+
+// prebuild builds the starts of every repository at once, GOMAXPROCS at a
+// time, before lint walks them in order: a tenant repository needs the
+// fleet's Tenants to be judged, not to be built.
+func prebuild(repos ...*repo) {
+	var builds []func() *unit
+	for _, r := range repos {
+		kustomizations, loose := r.starts()
+		for _, dir := range kustomizations {
+			builds = append(builds, func() *unit { return r.unitFor(dir, asKustomization) })
+		}
+		for _, dir := range loose {
+			builds = append(builds, func() *unit { return r.unitFor(dir, asManifests) })
+		}
+	}
+	_ = each(len(builds), func(i int) error { builds[i](); return nil })
 }
 
 // buildAll builds the kustomizations of r and every directory of loose
 // manifests. A kustomization another one takes in is built as part of it;
 // on its own only when that one fails, to find which fails first, since a
 // failure is reported where it starts and not again in every kustomization
-// taking it in. Components build only within a kustomization (kustomize
-// refuses them alone), and kustomizations naming remote bases or paths
-// outside the repository not at all.
+// taking it in. A kustomization lint does not build is read as kubeconform
+// reads files: the objects of the files it lists are in a unit of their
+// own, so that a remote base hides no other finding.
 func (l *linter) buildAll(r *repo) []*unit {
-	buildable := func(dir string) bool {
-		k := r.kustomizations[dir]
-		return !k.component && !r.blocked(dir)
-	}
-	taken := map[string]bool{}
-	for _, dir := range r.kustomizationDirs() {
-		if buildable(dir) {
-			for _, ref := range r.kustomizations[dir].refs {
-				taken[ref] = true
-			}
-		}
-	}
 	var units []*unit
 	// visited is false while a directory's build is being explained, true
 	// once done: a cycle back to it is the failure to report, not one
@@ -112,7 +149,7 @@ func (l *linter) buildAll(r *repo) []*unit {
 		k := r.kustomizations[dir]
 		inner := false
 		for _, ref := range k.refs {
-			if buildable(ref) && build(ref) {
+			if r.buildable(ref) && build(ref) {
 				inner = true
 			}
 		}
@@ -121,15 +158,14 @@ func (l *linter) buildAll(r *repo) []*unit {
 		}
 		return true
 	}
-	for _, dir := range r.kustomizationDirs() {
+	kustomizations, loose := r.starts()
+	for _, dir := range kustomizations {
 		if l.ctx.Err() != nil {
 			return units
 		}
-		if buildable(dir) && !taken[dir] {
-			build(dir)
-		}
+		build(dir)
 	}
-	for _, dir := range r.looseDirs() {
+	for _, dir := range loose {
 		u := r.unitFor(dir, asManifests)
 		if u.err != nil {
 			l.add(r.finding(RuleBuild, mentioned(r.loose[dir], u.err.Error()), 1, u.err.Error()))
@@ -137,7 +173,36 @@ func (l *linter) buildAll(r *repo) []*unit {
 		}
 		units = append(units, u)
 	}
+	for _, dir := range r.kustomizationDirs() {
+		if r.blocked(dir) {
+			units = append(units, l.listed(r, dir))
+		}
+	}
 	return units
+}
+
+// listed reads the local files the kustomization in dir lists as
+// resources, each on its own, as kubeconform would: the build that would
+// transform them is not run. A file that does not parse is a build error.
+func (l *linter) listed(r *repo, dir string) *unit {
+	k := r.kustomizations[dir]
+	u := &unit{dir: dir}
+	for _, e := range entries(k.node) {
+		if !e.dir || strings.HasPrefix(e.field, "components") || isRemote(e.value) || r.escapes(dir, e.value) {
+			continue
+		}
+		file := path.Join(dir, e.value)
+		if info, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(file))); err != nil || info.IsDir() {
+			continue // a kustomization of its own, or missing: the build reports it
+		}
+		objects, err := r.read(file)
+		if err != nil {
+			l.add(r.finding(RuleBuild, file, 1, r.rel(err.Error())))
+			continue
+		}
+		u.objects = append(u.objects, objects...)
+	}
+	return u
 }
 
 // errorLine is the line of the entry of k a build error names, else 1.
@@ -232,7 +297,7 @@ func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
 					fmt.Sprintf("spec.path: %q is not a directory of the fleet repository; Flux would fail Kustomization %s/%s", ks.Spec.Path, o.namespace, o.name)))
 				continue
 			}
-			au := r.unitFor(dir, asFlux)
+			au := r.fluxUnit(dir, o.obj)
 			if au.err != nil {
 				l.incomplete = true
 				// A kustomization's failure, or a blocked one, is reported

@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/landlord-dev/landlord/internal/apivalidation"
 )
@@ -88,14 +91,6 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	fleet, err := openRepo(opts.Dir, "")
-	if err != nil {
-		return nil, err
-	}
-	l := &linter{ctx: ctx, schemas: s, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
-	if err := l.fleet(fleet); err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
 	for _, tr := range opts.TenantRepos {
 		key := tr.Tenant + "/" + tr.Source
@@ -103,13 +98,32 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 			return nil, fmt.Errorf("--tenant-repo %s: given twice", key)
 		}
 		seen[key] = true
-		repo, err := openRepo(tr.Dir, tr.Tenant)
-		if err != nil {
-			return nil, err
-		}
-		if err := l.tenantRepo(repo, tr); err != nil {
-			return nil, err
-		}
+	}
+	fleet, err := openRepo(opts.Dir, "")
+	if err != nil {
+		return nil, err
+	}
+	repos := make([]*repo, len(opts.TenantRepos))
+	err = each(len(repos), func(i int) (err error) {
+		repos[i], err = openRepo(opts.TenantRepos[i].Dir, opts.TenantRepos[i].Tenant)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	all := append([]*repo{fleet}, repos...)
+	m := newMemo()
+	for _, r := range all {
+		r.memo = m
+	}
+	prebuild(all...)
+	l := &linter{ctx: ctx, schemas: s, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
+	if err := l.fleet(fleet); err != nil {
+		return nil, err
+	}
+	err = each(len(repos), func(i int) error { return l.tenantRepo(repos[i], opts.TenantRepos[i]) })
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -123,6 +137,28 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 			cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 	})
 	return findings, nil
+}
+
+// each runs f for 0 to n-1 on GOMAXPROCS goroutines and returns the error
+// of the lowest i that failed, as a loop would.
+func each(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = f(i)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openRepo checks that dir is a directory and resolves its symlinks, as

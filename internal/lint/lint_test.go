@@ -179,6 +179,22 @@ metadata:
 			fleet: map[string]string{"tenants/base/ops/kustomization.yaml": "resources:\n- tenant.yaml\n- https://example.com/extra.yaml\n"},
 			want:  []string{":tenants/base/ops/kustomization.yaml:3: LINT005"},
 		},
+		"a remote base hides no finding of the files beside it, in the fleet or a tenant's overlay": {
+			fleet: map[string]string{
+				"infrastructure/remote/kustomization.yaml": "resources:\n- https://example.com/app.yaml\n- quota.yaml\n",
+				"infrastructure/remote/quota.yaml":         "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\n  namespace: flux-system\nspec:\n  hardd: {}\n",
+			},
+			repo: map[string]string{
+				"staging/kustomization.yaml": overlay("https://example.com/app.yaml", "worker.yaml"),
+				"staging/worker.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\nspec:\n  replicas: many\n" +
+					"  selector: {matchLabels: {app: worker}}\n  template:\n    metadata: {labels: {app: worker}}\n" +
+					"    spec:\n      containers: [{name: worker, image: ghcr.io/example/worker:1.0.0}]\n",
+			},
+			want: []string{
+				":infrastructure/remote/kustomization.yaml:2: LINT005", ":infrastructure/remote/quota.yaml:7: LINT002",
+				"dev-team:staging/kustomization.yaml:3: LINT005", "dev-team:staging/worker.yaml:6: LINT002",
+			},
+		},
 		"paths leaving the repository, lexically or by a symlink": {
 			fleet: map[string]string{
 				"infrastructure/escape/kustomization.yaml": "resources:\n- ../../../shared\nconfigMapGenerator:\n- name: c\n  files:\n  - key=../../../secret.txt\n",

@@ -28,6 +28,12 @@ type repo struct {
 	loose map[string][]string
 	// static are the findings of reading the kustomization files.
 	static []Finding
+	// openapi is set when a kustomization sets kustomize's OpenAPI schema,
+	// a global its builds must not share.
+	openapi bool
+
+	// memo shares builds with the other repositories of the run.
+	memo *memo
 
 	mu      sync.Mutex
 	sources map[string]*sourceFile
@@ -175,6 +181,9 @@ func (r *repo) checkKustomization(k *kustomization) {
 	}
 	k.node = doc.Content[0]
 	k.component = scalar(k.node, "kind") == "Component"
+	if child(k.node, "openapi") != nil {
+		r.openapi = true
+	}
 	for _, e := range entries(k.node) {
 		switch {
 		case isRemote(e.value):

@@ -2,24 +2,24 @@ package lint
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	"github.com/fluxcd/pkg/envsubst"
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/policy"
@@ -126,11 +126,17 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 			fmt.Sprintf("%s: %q is not a directory of tenant %s's repository; Flux would fail Kustomization %s/%s", field, ks.Spec.Path, t.Name, ks.Namespace, ks.Name)))
 		return nil
 	}
-	built := r.unitFor(dir, asFlux)
+	flux, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ks)
+	if err != nil {
+		return err
+	}
+	built := r.fluxUnit(dir, flux)
+	if errors.Is(built.err, errBlocked) {
+		return l.unbuilt(r, dir, ks, vars)
+	}
 	if built.err != nil {
-		if _, ok := r.kustomizations[dir]; !ok && !errors.Is(built.err, errBlocked) {
-			files, _ := r.fluxResources(dir)
-			l.add(r.finding(RuleBuild, mentioned(files, built.err.Error()), 1, built.err.Error()))
+		if _, ok := r.kustomizations[dir]; !ok {
+			l.add(r.finding(RuleBuild, mentioned(r.filesUnder(dir), built.err.Error()), 1, built.err.Error()))
 		}
 		return nil
 	}
@@ -160,19 +166,88 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 	return nil
 }
 
+// unbuilt validates what lint can read of a tenant's build it does not run
+// (it names a remote base, say), as kubeconform would: each kustomization
+// it takes in that builds, and each file listed by those that do not, with
+// the tenant's variables substituted. Without the build's transformations
+// the guard is not asked: its answer could be wrong.
+func (l *linter) unbuilt(r *repo, dir string, ks *kustomizev1.Kustomization, vars map[string]string) error {
+	for _, o := range l.readable(r, dir) {
+		o, err := substitute(o, vars)
+		if err != nil {
+			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
+			continue
+		}
+		namespace, _, err := l.placed(o, ks)
+		if err != nil {
+			return err
+		}
+		if _, err := l.validate(o, namespace); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readable are the objects of what dir's build takes in that lint can
+// read: the builds of its kustomizations that build, and the files listed
+// by those that do not.
+func (l *linter) readable(r *repo, dir string) []*object {
+	var objects []*object
+	seen := map[string]bool{}
+	var walk func(d string)
+	walk = func(d string) {
+		if seen[d] {
+			return
+		}
+		seen[d] = true
+		if r.buildable(d) {
+			objects = append(objects, r.unitFor(d, asKustomization).objects...)
+			return
+		}
+		objects = append(objects, l.listed(r, d).objects...)
+		for _, ref := range r.kustomizations[d].refs {
+			walk(ref)
+		}
+	}
+	if _, ok := r.kustomizations[dir]; ok {
+		walk(dir)
+		return objects
+	}
+	for _, d := range r.kustomizationDirs() {
+		if under(dir, d) {
+			walk(d)
+		}
+	}
+	for _, d := range r.looseDirs() {
+		if under(dir, d) {
+			objects = append(objects, r.unitFor(d, asManifests).objects...)
+		}
+	}
+	return objects
+}
+
+// placed is the namespace Flux writes o in, empty for a cluster-scoped
+// object, and whether o's kind is namespaced.
+func (l *linter) placed(o *object, ks *kustomizev1.Kustomization) (string, bool, error) {
+	k, err := l.schemas.Lookup(o.gvk)
+	if err != nil {
+		return "", false, err
+	}
+	if k != nil && !k.Namespaced() {
+		return "", false, nil
+	}
+	// Flux's targetNamespace overrides every namespace; without one, an
+	// object without a namespace lands in the Kustomization's.
+	return cmp.Or(ks.Spec.TargetNamespace, o.namespace, ks.Namespace), true, nil
+}
+
 // judge validates o as written in the namespace Flux puts it in and runs
 // the policy engine on it, as the guard does on the reconciler's request.
 func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
-	k, err := l.schemas.Lookup(o.gvk)
+	namespace, namespaced, err := l.placed(o, ks)
 	if err != nil {
 		return err
-	}
-	namespaced := k == nil || k.Namespaced()
-	namespace := ""
-	if namespaced {
-		// Flux's targetNamespace overrides every namespace; without one,
-		// an object without a namespace lands in the Kustomization's.
-		namespace = cmp.Or(ks.Spec.TargetNamespace, o.namespace, ks.Namespace)
 	}
 	valid, err := l.validate(o, namespace)
 	if err != nil {
@@ -286,48 +361,31 @@ func stringAt(obj map[string]any, fields ...string) string {
 	return s
 }
 
-// Flux's variable names and its switch to turn substitution off.
-var (
-	varName           = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
-	substituteKey     = kustomizev1.GroupVersion.Group + "/substitute"
-	substituteDisable = "disabled"
-)
-
 // substitute replaces ${VAR} in o with vars as kustomize-controller's
-// postBuild does: on the object's YAML, unset variables empty, unless the
-// object turns substitution off.
+// postBuild does, with its own code: on the object's YAML, unset variables
+// empty, unless the object turns substitution off.
 func substitute(o *object, vars map[string]string) (*object, error) {
 	if len(vars) == 0 {
 		return o, nil
 	}
-	for _, field := range []string{"labels", "annotations"} {
-		if stringAt(o.obj, "metadata", field, substituteKey) == substituteDisable {
-			return o, nil
-		}
-	}
-	clean := make(map[string]string, len(vars))
-	for k, v := range vars {
-		if !varName.MatchString(k) {
-			return o, fmt.Errorf("variable %q: name must match %s", k, varName)
-		}
-		clean[k] = strings.ReplaceAll(v, "\n", "")
-	}
-	data, err := yaml.Marshal(o.obj)
+	res, err := resources.FromMap(o.obj)
 	if err != nil {
 		return o, err
 	}
-	out, err := envsubst.Eval(string(data), func(s string) (string, bool) { return clean[s], true })
-	if err != nil {
-		return o, fmt.Errorf("variable substitution: %w", err)
+	inline := make(map[string]any, len(vars))
+	for k, v := range vars {
+		inline[k] = v
 	}
-	jsonData, err := yaml.YAMLToJSON([]byte(out))
-	if err != nil {
-		return o, fmt.Errorf("variable substitution: %w", err)
+	// Variables from ConfigMaps are merged in already: Flux reads them
+	// from the cluster unless dry-running.
+	ks := unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"postBuild": map[string]any{"substitute": inline}}}}
+	out, err := fluxkustomize.SubstituteVariables(context.Background(), nil, ks, res, fluxkustomize.SubstituteWithDryRun(true))
+	if err != nil || out == nil {
+		return o, err // nil: the object turns substitution off
 	}
 	c := *o
-	c.obj = nil
-	if err := utiljson.Unmarshal(jsonData, &c.obj); err != nil {
-		return o, fmt.Errorf("variable substitution: %w", err)
+	if c.obj, err = objectOf(out); err != nil {
+		return o, err
 	}
 	c.namespace = stringAt(c.obj, "metadata", "namespace")
 	c.name = stringAt(c.obj, "metadata", "name")
