@@ -70,11 +70,17 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 			return nil, err
 		}
 	}
-	if err := mgr.Add(c); err != nil {
+	if err := mgr.Add(everyReplica{c}); err != nil {
 		return nil, err
 	}
 	return &sharedCache{ctx: ctx, c: c}, nil
 }
+
+// everyReplica runs a cache on every replica, not only the leader: the
+// webhooks that read it answer on all of them.
+type everyReplica struct{ cache.Cache }
+
+func (everyReplica) NeedLeaderElection() bool { return false }
 
 // HostNamespaces lists the namespaces of the Ingresses naming host.
 func (x *sharedCache) HostNamespaces(host string) ([]string, error) {
