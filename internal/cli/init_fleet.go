@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/landlord-dev/landlord/internal/fleet"
@@ -10,6 +12,10 @@ type initFleetOptions struct {
 	dir      string
 	clusters []string
 	install  string
+	// chart is what --install helm installs.
+	chart fleet.Chart
+	// chartSet says --chart-repository or --chart-version was given.
+	chartSet bool
 }
 
 func newInitFleetCommand(run func(*cobra.Command, initFleetOptions) error) *cobra.Command {
@@ -22,25 +28,41 @@ apply the infrastructure (Landlord: its CRD, RBAC, controller and webhooks)
 and, once it is ready, the cluster's tenants; a kustomize component locking
 Flux down for multi-tenancy; and an empty tenants tree for 'landlord tenant
 create --export --fleet DIR'. --install crd puts only the Tenant CRD in the
-infrastructure, for a controller running outside the cluster.
+infrastructure, for a controller running outside the cluster. --install helm
+installs Landlord's Helm chart instead of its manifests: the landlord-system
+Namespace, a Flux HelmRelease in flux-system (CRDs created on install,
+replaced on upgrade) and its source, an OCIRepository for an oci://
+--chart-repository or a HelmRepository for an https:// one.
 
 Files already there and identical are left alone; different ones are not
 overwritten.`,
-		Example: "  landlord init fleet ./fleet --clusters staging,production",
-		Args:    cobra.ExactArgs(1),
+		Example: `  landlord init fleet ./fleet --clusters staging,production
+  landlord init fleet ./fleet --install helm --chart-repository oci://registry.example.com/charts`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
+			opts.chartSet = cmd.Flags().Changed("chart-repository") || cmd.Flags().Changed("chart-version")
 			return run(cmd, opts)
 		},
 	}
 	cmd.Flags().StringSliceVar(&opts.clusters, "clusters", fleet.DefaultClusters, "clusters (environments) of the fleet")
-	cmd.Flags().StringVar(&opts.install, "install", string(fleet.FullInstall), "what the infrastructure installs of Landlord: full, or crd for a controller outside the cluster")
-	_ = cmd.RegisterFlagCompletionFunc("install", cobra.FixedCompletions([]string{string(fleet.FullInstall), string(fleet.CRDOnly)}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVar(&opts.install, "install", string(fleet.FullInstall), "what the infrastructure installs of Landlord: full, crd for a controller outside the cluster, or helm for the chart through a HelmRelease")
+	_ = cmd.RegisterFlagCompletionFunc("install", cobra.FixedCompletions([]string{string(fleet.FullInstall), string(fleet.CRDOnly), string(fleet.HelmInstall)}, cobra.ShellCompDirectiveNoFileComp))
+	// The defaults are the chart this binary was released with; an
+	// unreadable Chart.yaml leaves them empty, and --install helm says why.
+	if chart, err := fleet.LandlordChart(); err == nil {
+		opts.chart = chart
+	}
+	cmd.Flags().StringVar(&opts.chart.RepositoryURL, "chart-repository", opts.chart.RepositoryURL, "with --install helm: the chart's repository, oci://… or https://…")
+	cmd.Flags().StringVar(&opts.chart.Version, "chart-version", opts.chart.Version, "with --install helm: the chart's version")
 	return cmd
 }
 
 func runInitFleet(cmd *cobra.Command, opts initFleetOptions) error {
-	changes, err := fleet.InitFleet(opts.dir, opts.clusters, fleet.Install(opts.install))
+	if opts.chartSet && fleet.Install(opts.install) != fleet.HelmInstall {
+		return errors.New("--chart-repository and --chart-version need --install helm")
+	}
+	changes, err := fleet.InitFleetWith(opts.dir, fleet.FleetOptions{Clusters: opts.clusters, Install: fleet.Install(opts.install), Chart: opts.chart})
 	if err != nil {
 		return err
 	}

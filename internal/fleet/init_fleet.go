@@ -50,10 +50,22 @@ const (
 	// CRDOnly is the Tenant CRD alone, for a controller that runs outside
 	// the cluster, as `landlord dev up` runs it.
 	CRDOnly Install = "crd"
+	// HelmInstall is Landlord's chart, installed by a Flux HelmRelease:
+	// the same objects as FullInstall.
+	HelmInstall Install = "helm"
 )
 
 // Installs are the values of Install.
-var Installs = []Install{FullInstall, CRDOnly}
+var Installs = []Install{FullInstall, CRDOnly, HelmInstall}
+
+// FleetOptions say what InitFleetWith scaffolds.
+type FleetOptions struct {
+	Clusters []string
+	Install  Install
+	// Chart is what HelmInstall installs; LandlordChart when its name is
+	// empty.
+	Chart Chart
+}
 
 // InitFleet writes a fleet repository below dir: per cluster the Flux
 // Kustomizations of infrastructure and tenants, the infrastructure holding
@@ -61,6 +73,12 @@ var Installs = []Install{FullInstall, CRDOnly}
 // tree. It leaves identical files alone, refuses to replace different ones,
 // and adds to existing kustomization.yaml files what they lack.
 func InitFleet(dir string, clusters []string, install Install) ([]Change, error) {
+	return InitFleetWith(dir, FleetOptions{Clusters: clusters, Install: install})
+}
+
+// InitFleetWith is InitFleet with the chart HelmInstall installs.
+func InitFleetWith(dir string, opts FleetOptions) ([]Change, error) {
+	clusters := opts.Clusters
 	if len(clusters) == 0 {
 		return nil, fmt.Errorf("a fleet needs at least one cluster")
 	}
@@ -75,7 +93,7 @@ func InitFleet(dir string, clusters []string, install Install) ([]Change, error)
 		seen[c] = true
 	}
 
-	files := []file{{path: "README.md", data: []byte(fleetReadme(clusters))}}
+	files := []file{{path: "README.md", data: []byte(fleetReadme(clusters, opts.Install))}}
 	add := func(f file, err error) error {
 		files = append(files, f)
 		return err
@@ -88,7 +106,7 @@ func InitFleet(dir string, clusters []string, install Install) ([]Change, error)
 			return nil, err
 		}
 	}
-	infra, err := infrastructureFiles(dir, install)
+	infra, err := infrastructureFiles(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -149,25 +167,41 @@ func platformSync(name, dir string) *kustomizev1.Kustomization {
 // infrastructure Kustomization, and the lockdown component, which the
 // flux-system kustomization.yaml of each cluster takes in. The
 // kustomization.yaml files keep what was added to them since.
-func infrastructureFiles(dir string, install Install) ([]file, error) {
-	var landlord file
+func infrastructureFiles(dir string, opts FleetOptions) ([]file, error) {
+	var landlord []file
 	var err error
-	switch install {
+	switch opts.Install {
 	case FullInstall:
-		landlord, err = installFile()
+		var f file
+		f, err = installFile()
+		landlord = []file{f}
 	case CRDOnly:
 		crds, crdErr := config.CRDs()
 		if crdErr != nil {
 			return nil, crdErr
 		}
-		landlord, err = objectFile(CRDFile, crds[0])
+		var f file
+		f, err = objectFile(CRDFile, crds[0])
+		landlord = []file{f}
+	case HelmInstall:
+		chart := opts.Chart
+		if chart.Name == "" {
+			if chart, err = LandlordChart(); err != nil {
+				return nil, err
+			}
+		}
+		landlord, err = helmFiles(chart)
 	default:
-		return nil, fmt.Errorf("install %q: want one of %s, %s", install, FullInstall, CRDOnly)
+		return nil, fmt.Errorf("install %q: want one of %s, %s, %s", opts.Install, FullInstall, CRDOnly, HelmInstall)
 	}
 	if err != nil {
 		return nil, err
 	}
-	list, err := mergedKustomization(dir, "infrastructure/landlord/"+KustomizationFile, path.Base(landlord.path))
+	resources := make([]string, len(landlord))
+	for i, f := range landlord {
+		resources[i] = path.Base(f.path)
+	}
+	list, err := mergedKustomization(dir, "infrastructure/landlord/"+KustomizationFile, resources...)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +213,7 @@ func infrastructureFiles(dir string, install Install) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []file{infra, landlord, list, lockdown}, nil
+	return append(append([]file{infra}, landlord...), list, lockdown), nil
 }
 
 // Where the infrastructure keeps Landlord, for each Install.
@@ -249,7 +283,16 @@ func lockdownComponent() *types.Kustomization {
 	return k
 }
 
-func fleetReadme(clusters []string) string {
+func fleetReadme(clusters []string, install Install) string {
+	landlord := "- infrastructure/landlord/: Landlord: its CRD, RBAC, controller and\n" +
+		"  webhooks, as `landlord install --export` prints them (or the CRD\n" +
+		"  alone, with `--install crd`)."
+	if install == HelmInstall {
+		landlord = "- infrastructure/landlord/: Landlord's Helm chart, installed by a Flux\n" +
+			"  HelmRelease into landlord-system: the chart's CRDs are created on\n" +
+			"  install and replaced on upgrade (install.crds Create, upgrade.crds\n" +
+			"  CreateReplace). Bump the source's version to upgrade."
+	}
 	return fmt.Sprintf(`# Fleet
 
 Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
@@ -258,9 +301,7 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
   `+"`flux bootstrap --path=clusters/<cluster>`"+` here. `+"`infrastructure`"+` applies
   ./infrastructure; `+"`tenants`"+` applies ./tenants/<cluster> once the
   infrastructure is ready.
-- infrastructure/landlord/: Landlord: its CRD, RBAC, controller and
-  webhooks, as `+"`landlord install --export`"+` prints them (or the CRD
-  alone, with `+"`--install crd`"+`).
+%s
 - infrastructure/flux-lockdown/: a kustomize component locking Flux down for
   multi-tenancy (--no-cross-namespace-refs, --no-remote-bases, and the
   default service accounts of impersonation, decryption and cloud identity,
@@ -273,7 +314,7 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
 - tenants/base/: one directory per tenant, added with
   `+"`landlord tenant create NAME --export --fleet .`"+`.
 - tenants/<cluster>/: the tenants of one cluster, with per-cluster patches.
-`, strings.Join(clusters, ", "))
+`, strings.Join(clusters, ", "), landlord)
 }
 
 func resIDKindName(kind, name string) resid.ResId {

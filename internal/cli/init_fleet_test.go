@@ -1,0 +1,50 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/landlord-dev/landlord/charts"
+	"github.com/landlord-dev/landlord/internal/fleet"
+)
+
+// TestInitFleetHelmGolden names the chart version, so that a release
+// leaves the golden file as it is.
+func TestInitFleetHelmGolden(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"init", "fleet", dir, "--install", "helm", "--clusters", "production", "--chart-version", "1.2.3"}
+	out := landlord(t, args...)
+	golden(t, "init-fleet-helm", out+tree(t, dir))
+
+	again := landlord(t, args...)
+	if strings.Contains(again, "created") || strings.Contains(again, "updated") {
+		t.Errorf("second init fleet wrote files:\n%s", again)
+	}
+}
+
+// TestInitFleetHelmDefaultsToThisRelease: without --chart-version the
+// fleet installs the chart this binary embeds.
+func TestInitFleetHelmDefaultsToThisRelease(t *testing.T) {
+	chart, err := charts.Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	landlord(t, "init", "fleet", dir, "--install", "helm")
+	source, err := os.ReadFile(filepath.Join(dir, fleet.HelmSourceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "    tag: " + chart.Version + "\n"; !strings.Contains(string(source), want) || chart.Version == "" {
+		t.Errorf("%s lacks %q:\n%s", fleet.HelmSourceFile, want, source)
+	}
+}
+
+func TestInitFleetChartNeedsHelm(t *testing.T) {
+	_, err := run("init", "fleet", t.TempDir(), "--chart-repository", "oci://registry.example.com/charts")
+	if err == nil || !strings.Contains(err.Error(), "--chart-repository and --chart-version need --install helm") {
+		t.Errorf("error %v, want one naming --install helm", err)
+	}
+}
