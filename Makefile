@@ -86,12 +86,18 @@ demo: tools flux-tools build
 
 ## bench: provisioning, the idle controller, admission and lint beside their baselines (BENCH_FLAGS="-tenants 5000 -only p1")
 .PHONY: bench
-bench: tools flux-tools build $(BIN)/kubectl
+bench: tools flux-tools build $(BIN)/kubectl $(BIN)/kustomize $(BIN)/kubeconform
 	go run ./hack/bench -bin $(BIN) $(BENCH_FLAGS)
 
 # The seeds' way of provisioning, the baseline bench compares with.
 $(BIN)/kubectl: $(TOOLS_MOD)
 	go build -C hack/tools -o $@ k8s.io/kubernetes/cmd/kubectl
+
+# Lint's baseline: kustomize build of every overlay piped to kubeconform.
+$(BIN)/kustomize: $(TOOLS_MOD)
+	go build -C hack/tools -o $@ sigs.k8s.io/kustomize/kustomize/v5
+$(BIN)/kubeconform: $(TOOLS_MOD)
+	go build -C hack/tools -o $@ github.com/yannh/kubeconform/cmd/kubeconform
 
 ## lint: gofmt, go vet and generated code in sync
 .PHONY: lint
