@@ -332,6 +332,21 @@ func TestChartApplies(t *testing.T) {
 			if _, err := install.Apply(ctx, k8s, io.Discard, objects...); err != nil {
 				t.Fatal(err)
 			}
+			// What was applied is what the API server holds now.
+			for _, want := range rendered {
+				live := &unstructured.Unstructured{}
+				live.SetGroupVersionKind(want.GroupVersionKind())
+				if err := k8s.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
+					t.Fatalf("%s: %v", key(want), err)
+				}
+				if want.GetKind() != "Deployment" {
+					continue
+				}
+				replicas, _, _ := unstructured.NestedInt64(want.Object, "spec", "replicas")
+				if got, _, _ := unstructured.NestedInt64(live.Object, "spec", "replicas"); got != replicas {
+					t.Errorf("live Deployment has %d replicas, the render %d", got, replicas)
+				}
+			}
 		})
 	}
 }
