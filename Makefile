@@ -79,6 +79,11 @@ image:
 test: tools flux-tools
 	go test $(GO_TEST_FLAGS) ./...
 
+## faults: the fault suite at full length, 50 SIGKILLs of the leader, an API server restart and etcd stopped 10s, and its figures (make test runs 5 kills)
+.PHONY: faults
+faults: tools
+	go test -count=1 -timeout 30m -v -run TestFaults ./test/faults -args -kills=50
+
 ## demo: the local environment with Flux and two tenants onboarded from Git
 .PHONY: demo
 demo: tools flux-tools build

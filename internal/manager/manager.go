@@ -19,6 +19,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -72,8 +74,13 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
-// New builds a manager with the Tenant reconciler registered.
+// New builds a manager with the Tenant reconciler registered, once the API
+// server is ready: a replica started while it is away waits instead of
+// exiting, so the kubelet sees no crash loop.
 func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	if err := waitForAPIServer(ctx, cfg); err != nil {
+		return nil, err
+	}
 	mgrOpts := ctrl.Options{
 		Scheme:                  Scheme(),
 		Cache:                   cache.Options{ByObject: controller.CacheByObject()},
@@ -122,4 +129,23 @@ func nonZero(d time.Duration) *time.Duration {
 		return nil
 	}
 	return &d
+}
+
+// waitForAPIServer polls the API server's /readyz, which fails while etcd
+// is away too, until it answers or ctx ends; building the manager needs
+// discovery and the webhook setup reads its Secret.
+func waitForAPIServer(ctx context.Context, cfg *rest.Config) error {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating a client: %w", err)
+	}
+	logged := false
+	return wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		err := client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+		if err != nil && !logged {
+			ctrl.Log.Info("waiting for the API server", "reason", err.Error())
+			logged = true
+		}
+		return err == nil, nil
+	})
 }

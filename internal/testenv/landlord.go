@@ -7,10 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -138,6 +141,47 @@ func leaderElectionRBAC(ctx context.Context, c client.Client) error {
 	return err
 }
 
+// BuildController builds landlord-controller from the module's source into
+// dir and returns its path, so that a test never runs a stale binary.
+func BuildController(dir string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "landlord-controller")
+	cmd := exec.Command("go", "build", "-o", path, "./cmd/landlord-controller")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building landlord-controller: %w\n%s", err, out)
+	}
+	return path, nil
+}
+
+// RunMainWithController is RunMainWith for packages that run
+// landlord-controller as a process: it builds the binary from source while
+// the control plane starts, and hands setup its path too.
+func RunMainWithController(m *testing.M, opts Options, setup func(e *Env, bin string) error) int {
+	dir, err := os.MkdirTemp("", "landlord-controller-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	var bin string
+	built := make(chan error, 1)
+	go func() {
+		var err error
+		bin, err = BuildController(dir)
+		built <- err
+	}()
+	return RunMainWith(m, opts, func(e *Env) error {
+		if err := <-built; err != nil {
+			return err
+		}
+		return setup(e, bin)
+	})
+}
+
 // controllerKubeconfig is the admin kubeconfig impersonating the
 // controller's service account, so RBAC and the webhooks see it as in
 // cluster.
@@ -178,10 +222,12 @@ func (c *Controller) Restart() error {
 
 // Kill sends SIGKILL and waits for the process to exit.
 func (c *Controller) Kill() error {
+	// The run killed, not one a supervisor may start once it has exited.
+	exited := c.proc.exited()
 	if err := c.proc.signal(syscall.SIGKILL); err != nil {
 		return err
 	}
-	<-c.proc.exited()
+	<-exited
 	return nil
 }
 
@@ -191,14 +237,18 @@ func (c *Controller) Stop() error {
 	return c.proc.stop(stopGrace)
 }
 
+// Ready checks /readyz once.
+func (c *Controller) Ready(ctx context.Context) error {
+	return httpOK("http://" + c.Health + "/readyz")(ctx)
+}
+
 // WaitReady polls /readyz until it answers 200, failing at once if the
 // process exits, and after two minutes.
 func (c *Controller) WaitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	ready := httpOK("http://" + c.Health + "/readyz")
 	for {
-		if ready(ctx) == nil {
+		if c.Ready(ctx) == nil {
 			return nil
 		}
 		select {

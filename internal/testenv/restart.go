@@ -27,6 +27,16 @@ func (e *Env) StopComponent(name string) error {
 	return p.stop(stopGrace)
 }
 
+// KillComponent SIGKILLs the named child, as a crash would, leaving it
+// stopped until StartComponent.
+func (e *Env) KillComponent(name string) error {
+	p, err := e.component(name)
+	if err != nil {
+		return err
+	}
+	return p.stop(0)
+}
+
 // StartComponent starts the named stopped child again with the flags it
 // first had, its log appended to, and waits until it serves again.
 func (e *Env) StartComponent(ctx context.Context, name string) error {

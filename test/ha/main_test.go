@@ -23,14 +23,16 @@ var (
 	ctx = context.Background()
 	env *testenv.Env
 	k8s client.Client
+	// bin is landlord-controller built from this tree.
+	bin string
 )
 
 // lease is short, so that a killed leader is replaced in seconds.
 var lease = testenv.Lease{Duration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMainWith(m, testenv.Options{Workloads: true}, func(e *testenv.Env) error {
-		env = e
+	os.Exit(testenv.RunMainWithController(m, testenv.Options{Workloads: true}, func(e *testenv.Env, path string) error {
+		env, bin = e, path
 		var err error
 		k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()})
 		return err
@@ -40,7 +42,7 @@ func TestMain(m *testing.M) {
 // startReplicas runs n replicas for the test's duration.
 func startReplicas(t *testing.T, n int) *testenv.Replicas {
 	t.Helper()
-	r, err := env.StartReplicas(ctx, n, lease, testenv.ControllerOptions{Name: t.Name()})
+	r, err := env.StartReplicas(ctx, n, lease, testenv.ControllerOptions{Bin: bin, Name: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
