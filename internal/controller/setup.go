@@ -160,13 +160,15 @@ var notMade = predicate.Funcs{
 }
 
 // fluxNews passes a Flux status write that changes what the Tenant
-// reports of it (foldSources): a failing fetch retried every interval
-// wakes nothing.
+// reports of it (foldSources), once Flux has settled: a failing fetch
+// retried every interval goes Unknown and back to the same failure, and
+// wakes nothing but the return.
 var fluxNews = predicate.Funcs{
 	CreateFunc: func(event.CreateEvent) bool { return false },
 	DeleteFunc: func(event.DeleteEvent) bool { return false },
 	UpdateFunc: func(e event.UpdateEvent) bool {
-		return reported(e.ObjectOld) != reported(e.ObjectNew)
+		now := reported(e.ObjectNew)
+		return now.ready != string(metav1.ConditionUnknown) && reported(e.ObjectOld) != now
 	},
 	GenericFunc: func(event.GenericEvent) bool { return false },
 }

@@ -18,6 +18,8 @@ import (
 
 // foldSources reads each source's GitRepository and Kustomization and
 // reports revision and readiness; a failing fetch outranks apply news.
+// While Flux is at work on one (Ready Unknown) the source keeps what was
+// last reported: a fetch retried every interval rewrites nothing.
 func (r *TenantReconciler) foldSources(ctx context.Context, tenant *v1alpha1.Tenant) error {
 	out := make([]v1alpha1.SourceStatus, 0, len(tenant.Spec.Sources))
 	for _, src := range tenant.Spec.Sources {
@@ -34,6 +36,10 @@ func (r *TenantReconciler) foldSources(ctx context.Context, tenant *v1alpha1.Ten
 		if err != nil {
 			return err
 		}
+		if last, ok := lastReported(tenant, src.Name); ok && (progressing(repo.Status.Conditions) || progressing(ks.Status.Conditions)) {
+			out = append(out, last)
+			continue
+		}
 		st.Revision = ks.Status.LastAppliedRevision
 		st.Ready = repoReady && ksReady
 		switch {
@@ -48,6 +54,22 @@ func (r *TenantReconciler) foldSources(ctx context.Context, tenant *v1alpha1.Ten
 	}
 	tenant.Status.Sources = out
 	return nil
+}
+
+// progressing reports a Flux object its controller is working on.
+func progressing(conditions []metav1.Condition) bool {
+	ready := apimeta.FindStatusCondition(conditions, v1alpha1.ReadyCondition)
+	return ready != nil && ready.Status == metav1.ConditionUnknown
+}
+
+// lastReported is the source's status as the Tenant last reported it.
+func lastReported(tenant *v1alpha1.Tenant, name string) (v1alpha1.SourceStatus, bool) {
+	for _, s := range tenant.Status.Sources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return v1alpha1.SourceStatus{}, false
 }
 
 // readiness reads a Flux object's Ready condition.

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,39 @@ func TestSettledTenantSendsNothing(t *testing.T) {
 	}
 	if len(writes) > 0 {
 		t.Errorf("a settled tenant's reconciles sent %d writes, want none: %v", len(writes), writes)
+	}
+
+	// A failing fetch retried: Ready goes Unknown while source-controller
+	// works, then back to the same failure. The Tenant reports the failure
+	// once and rewrites nothing for the retries.
+	setReady(t, repo, &repo.Status.Conditions, metav1.ConditionFalse, "failed to checkout: connection refused")
+	eventually(t, "the failure reported", func() error {
+		c, err := condition(tenant.Name, v1alpha1.ReadyCondition)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(c.Message, "connection refused") {
+			return fmt.Errorf("Ready %s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
+	time.Sleep(2 * time.Second)
+	if mark, err = env.MarkAudit(); err != nil {
+		t.Fatal(err)
+	}
+	before = reconciles(t)
+	for range 3 {
+		setReady(t, repo, &repo.Status.Conditions, metav1.ConditionUnknown, "reconciliation in progress")
+		setReady(t, repo, &repo.Status.Conditions, metav1.ConditionFalse, "failed to checkout: connection refused")
+	}
+	eventually(t, "the retries reconciled", func() error { return atLeast(t, before+1) })
+	time.Sleep(2 * time.Second)
+	if writes, err = env.WritesSince(mark, policy.ControllerUser); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("retries: %.0f reconciles, %d writes by the controller", reconciles(t)-before, len(writes))
+	if len(writes) > 0 {
+		t.Errorf("Flux's retries of a failing fetch made the controller send %d writes, want none: %v", len(writes), writes)
 	}
 }
 

@@ -82,8 +82,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, err
 	}
 	mgrOpts := ctrl.Options{
-		Scheme:                  Scheme(),
-		Cache:                   cache.Options{ByObject: controller.CacheByObject()},
+		Scheme: Scheme(),
+		// Nothing reads managed fields from the cache; they are its largest part.
+		Cache:                   cache.Options{ByObject: controller.CacheByObject(), DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.HealthAddr,
 		PprofBindAddress:        opts.PprofAddr,
