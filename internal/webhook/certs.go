@@ -53,43 +53,67 @@ func (c *certs) NeedLeaderElection() bool { return false }
 // sync makes the Secret hold a valid certificate, issuing one when it does
 // not, then injects its CA and writes it for the webhook server. Replicas
 // racing to issue meet on the Secret's resourceVersion: the loser rereads.
+// A replica that rotated while this one injected may have been overwritten
+// by this one's older bundle, so the injection is repeated until the Secret
+// held still across it, a few times: replicas that disagree on the hosts
+// would rotate forever.
 func (c *certs) sync(ctx context.Context) error {
+	for range 5 {
+		b, version, err := c.ensureWithRetries(ctx)
+		if err != nil {
+			return err
+		}
+		// The apiserver trusts the new CA before any replica serves its certificate.
+		if err := c.inject(ctx, b[caKey]); err != nil {
+			return err
+		}
+		secret := &corev1.Secret{}
+		if err := c.reader.Get(ctx, c.key, secret); err != nil {
+			return fmt.Errorf("rereading secret %s: %w", c.key, err)
+		}
+		if secret.ResourceVersion == version {
+			return c.write(b)
+		}
+	}
+	return fmt.Errorf("secret %s changed during each of 5 injections of its CA", c.key)
+}
+
+// ensureWithRetries is ensure, retried while other replicas write the
+// Secret at the same time.
+func (c *certs) ensureWithRetries(ctx context.Context) (bundle, string, error) {
 	var b bundle
+	var version string
 	err := wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 5}, func(ctx context.Context) (bool, error) {
 		var err error
-		b, err = c.ensure(ctx)
+		b, version, err = c.ensure(ctx)
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			return false, nil
 		}
 		return err == nil, err
 	})
 	if err != nil {
-		return fmt.Errorf("ensuring secret %s: %w", c.key, err)
+		return nil, "", fmt.Errorf("ensuring secret %s: %w", c.key, err)
 	}
-	// The apiserver trusts the new CA before any replica serves its certificate.
-	if err := c.inject(ctx, b[caKey]); err != nil {
-		return err
-	}
-	return c.write(b)
+	return b, version, nil
 }
 
-// ensure returns the Secret's bundle, replacing it first when it no longer
-// serves.
-func (c *certs) ensure(ctx context.Context) (bundle, error) {
+// ensure returns the Secret's bundle and resourceVersion, replacing the
+// bundle first when it no longer serves.
+func (c *certs) ensure(ctx context.Context) (bundle, string, error) {
 	secret := &corev1.Secret{}
 	err := c.reader.Get(ctx, c.key, secret)
 	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, err
+		return nil, "", err
 	}
 	now := time.Now()
 	current := bundle(secret.Data)
 	why := current.check(now, c.hosts)
 	if why == nil {
-		return current, nil
+		return current, secret.ResourceVersion, nil
 	}
 	fresh, err := issue(now, c.validity, c.hosts, current[caKey])
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ctrl.LoggerFrom(ctx).Info("issuing the webhook serving certificate", "reason", why.Error())
 	if secret.ResourceVersion == "" {
@@ -98,11 +122,13 @@ func (c *certs) ensure(ctx context.Context) (bundle, error) {
 			Type:       corev1.SecretTypeTLS,
 			Data:       fresh,
 		}
-		return fresh, c.writer.Create(ctx, secret)
+		err = c.writer.Create(ctx, secret)
+	} else {
+		secret.Type = corev1.SecretTypeTLS
+		secret.Data = fresh
+		err = c.writer.Update(ctx, secret)
 	}
-	secret.Type = corev1.SecretTypeTLS
-	secret.Data = fresh
-	return fresh, c.writer.Update(ctx, secret)
+	return fresh, secret.ResourceVersion, err
 }
 
 // write puts the serving pair into certDir when it changed, key first, each
