@@ -64,6 +64,7 @@ var valueSets = map[string]map[string]any{
 		"platform":   map[string]any{"users": []any{"alice@example.com"}, "groups": []any{"platform-admins", "sre"}},
 		"tenantRole": map[string]any{"extraRules": []any{map[string]any{"apiGroups": []any{"cert-manager.io"}, "resources": []any{"certificates"}, "verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
 		"image":      map[string]any{"digest": "sha256:" + strings.Repeat("ab", 32), "pullSecrets": []any{map[string]any{"name": "regcred"}}},
+		"webhook":    map[string]any{"failurePolicy": "Ignore", "timeoutSeconds": 10},
 	},
 }
 
@@ -227,13 +228,16 @@ func TestChartValues(t *testing.T) {
 		},
 		"admin groups": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
 			args := containerArgs(t, objects)
-			for _, arg := range []string{"--platform-users=alice@example.com", "--platform-groups=platform-admins,sre"} {
+			for _, arg := range []string{"--platform-users=alice@example.com", "--platform-groups=platform-admins,sre", "--webhook-failure-policy=Ignore", "--webhook-timeout-seconds=10"} {
 				if !slices.Contains(args, arg) {
 					t.Errorf("args %q lack %s", args, arg)
 				}
 			}
 			validating := objects["ValidatingWebhookConfiguration /landlord"]
 			webhooks, _, _ := unstructured.NestedSlice(validating.Object, "webhooks")
+			if guard := webhooks[0].(map[string]any); guard["failurePolicy"] != "Ignore" || guard["timeoutSeconds"] != int64(10) {
+				t.Errorf("objects.landlord.dev failurePolicy %v, timeoutSeconds %v, want Ignore and 10", guard["failurePolicy"], guard["timeoutSeconds"])
+			}
 			conditions, _, _ := unstructured.NestedSlice(webhooks[2].(map[string]any), "matchConditions")
 			want := map[string]string{
 				"not-platform-users":  `!(request.userInfo.username in ["alice@example.com"])`,
@@ -395,6 +399,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		"unknown value":         {map[string]any{"replica": 3}, []string{"replica"}},
 		"pull policy":           {map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, []string{"/image/pullPolicy", "IfNotPresent"}},
 		"comma in a group":      {map[string]any{"platform": map[string]any{"groups": []any{"a,b"}}}, []string{"/platform/groups/0"}},
+		"failure policy":        {map[string]any{"webhook": map[string]any{"failurePolicy": "Open"}}, []string{"/webhook/failurePolicy", "Ignore"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := render(tc.values)

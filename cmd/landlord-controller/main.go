@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -38,6 +40,22 @@ func main() {
 	flag.StringVar(&hooks.CertDir, "webhook-cert-dir", "", "directory of the webhook serving certificate; controller-runtime's default when empty")
 	flag.BoolVar(&hooks.CertManager, "cert-manager", false, "leave the webhook certificate and caBundle to cert-manager")
 	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")
+	flag.Func("webhook-failure-policy", "Fail (default) holds tenant writes while no replica answers; Ignore lets them through unjudged", func(v string) error {
+		switch p := admissionregistrationv1.FailurePolicyType(v); p {
+		case admissionregistrationv1.Fail, admissionregistrationv1.Ignore:
+			hooks.FailurePolicy = p
+			return nil
+		}
+		return fmt.Errorf("%q: allowed Fail or Ignore", v)
+	})
+	flag.Func("webhook-timeout-seconds", "seconds the API server waits for an admission answer, 1 to 30 (default 5)", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 30 {
+			return fmt.Errorf("%q: allowed a whole number of seconds from 1 to 30", v)
+		}
+		hooks.TimeoutSeconds = int32(n)
+		return nil
+	})
 	flag.Func("platform-users", "comma-separated users exempt from the tenant rules as system:masters is (platform admins)", appendList(&hooks.Platform.Users))
 	flag.Func("platform-groups", "comma-separated groups exempt from the tenant rules as system:masters is (platform admins on EKS, GKE, AKS or OIDC)", appendList(&hooks.Platform.Groups))
 	showVersion := flag.Bool("version", false, "print the version and exit")

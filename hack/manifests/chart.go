@@ -102,10 +102,14 @@ keywords: [flux, gitops, multi-tenancy]
 	writeTemplate("webhooks.yaml", webhookTemplates())
 }
 
-// Placeholders for the platform's conditions, replaced by templates.
+// Placeholders for the platform's conditions, the guard's failure policy
+// and the timeout, replaced by templates. The timeout is a number no
+// default takes.
 const (
-	usersPlaceholder  = "PLATFORM_USERS"
-	groupsPlaceholder = "PLATFORM_GROUPS"
+	usersPlaceholder   = "PLATFORM_USERS"
+	groupsPlaceholder  = "PLATFORM_GROUPS"
+	failurePlaceholder = "FAILURE_POLICY"
+	timeoutPlaceholder = 29
 )
 
 // webhookTemplates are the configurations the controller applies, with the
@@ -114,7 +118,8 @@ const (
 func webhookTemplates() []string {
 	opts := webhook.Options{
 		Namespace: install.ControllerNamespace, ServiceName: webhook.DefaultServiceName, CertManager: true,
-		Platform: policy.Platform{Users: []string{usersPlaceholder}, Groups: []string{groupsPlaceholder}},
+		Platform:      policy.Platform{Users: []string{usersPlaceholder}, Groups: []string{groupsPlaceholder}},
+		FailurePolicy: failurePlaceholder, TimeoutSeconds: timeoutPlaceholder,
 	}
 	validating, mutating := webhook.Configurations(opts, nil)
 	annotation := fmt.Sprintf("  annotations:\n    cert-manager.io/inject-ca-from: %s/%s\n", opts.Namespace, opts.ServiceName)
@@ -131,6 +136,8 @@ func webhookTemplates() []string {
 			log.Fatal(err)
 		}
 		doc := strings.Replace(string(data), annotation, "{{- if .Values.webhook.certManager.enabled }}\n"+annotation+"{{- end }}\n", 1)
+		doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
+		doc = strings.ReplaceAll(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder), "timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}")
 		for placeholder, value := range map[string]string{usersPlaceholder: ".Values.platform.users", groupsPlaceholder: ".Values.platform.groups"} {
 			format, ok := formats[placeholder]
 			if !ok {
@@ -140,7 +147,8 @@ func webhookTemplates() []string {
 			doc = entry.ReplaceAllString(doc, "{{- with "+value+" }}\n"+
 				`${1}- expression: {{ printf `+strconv.Quote(format)+` (include "landlord.celList" .) | toJson }}`+"\n${2}{{- end }}\n")
 		}
-		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
+		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || strings.Contains(doc, failurePlaceholder) ||
+			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
 			log.Fatalf("%s: a platform condition or the cert-manager annotation was not templated:\n%s", u["kind"], doc)
 		}
 		docs = append(docs, doc)

@@ -41,6 +41,8 @@ var fluxGroups = []string{
 // Configurations returns the validating and mutating webhook configurations
 // pointing at the server described by opts, with caBundle when not nil.
 func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
+	opts.setDefaults()
+	guard, timeout := ptr.To(opts.FailurePolicy), ptr.To(opts.TimeoutSeconds)
 	meta := metav1.ObjectMeta{Name: ConfigurationName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
 	if opts.CertManager {
 		meta.Annotations = map[string]string{"cert-manager.io/inject-ca-from": opts.Namespace + "/" + opts.ServiceName}
@@ -55,9 +57,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				Rules:                   tenantObjectRules(allOperations),
 				NamespaceSelector:       tenantNamespaces(),
 				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatformUnjudged(), notWorkloadControllers()},
-				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-				TimeoutSeconds:          ptr.To[int32](5),
+				TimeoutSeconds:          timeout,
 				AdmissionReviewVersions: []string{"v1"},
 			},
 			{
@@ -72,9 +74,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				NamespaceSelector: releasedNamespaces(),
 				MatchConditions: append(platformExemptions(opts.Platform),
 					admissionregistrationv1.MatchCondition{Name: "not-kubernetes-components", Expression: `!request.userInfo.username.startsWith("system:") || request.userInfo.username.startsWith("system:serviceaccount:")`}),
-				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-				TimeoutSeconds:          ptr.To[int32](5),
+				TimeoutSeconds:          timeout,
 				AdmissionReviewVersions: []string{"v1"},
 			},
 			{
@@ -85,9 +87,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				},
 				// Platform identities never wait on the webhook for a namespace.
 				MatchConditions:         platformExemptions(opts.Platform),
-				FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-				TimeoutSeconds:          ptr.To[int32](5),
+				TimeoutSeconds:          timeout,
 				AdmissionReviewVersions: []string{"v1"},
 			},
 			{
@@ -107,7 +109,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				),
 				FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-				TimeoutSeconds:          ptr.To[int32](5),
+				TimeoutSeconds:          timeout,
 				AdmissionReviewVersions: []string{"v1"},
 			},
 		},
@@ -123,9 +125,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				rule(createUpdate, admissionregistrationv1.NamespacedScope, "helm.toolkit.fluxcd.io", "helmreleases"),
 			},
 			NamespaceSelector:       tenantNamespaces(),
-			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			FailurePolicy:           guard,
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			TimeoutSeconds:          ptr.To[int32](5),
+			TimeoutSeconds:          timeout,
 			ReinvocationPolicy:      ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
 			AdmissionReviewVersions: []string{"v1"},
 		}},

@@ -7,6 +7,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,6 +51,12 @@ type Options struct {
 	// Platform are the platform's admins beyond system:masters, exempt from
 	// the identity rules as masters are.
 	Platform policy.Platform
+	// FailurePolicy of the webhooks guarding tenant namespaces: Fail
+	// (default) holds every tenant write while no replica answers; Ignore
+	// lets them through unjudged.
+	FailurePolicy admissionregistrationv1.FailurePolicyType
+	// TimeoutSeconds the API server waits for an answer; 5 when zero.
+	TimeoutSeconds int32
 }
 
 func (o *Options) setDefaults() {
@@ -64,6 +71,12 @@ func (o *Options) setDefaults() {
 	}
 	if o.CertCheckInterval == 0 {
 		o.CertCheckInterval = time.Hour
+	}
+	if o.FailurePolicy == "" {
+		o.FailurePolicy = admissionregistrationv1.Fail
+	}
+	if o.TimeoutSeconds == 0 {
+		o.TimeoutSeconds = 5
 	}
 }
 
