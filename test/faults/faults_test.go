@@ -15,8 +15,9 @@ import (
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
-// lease is short, so that each kill costs seconds.
-var lease = testenv.Lease{Duration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
+// lease is short, so that each kill costs seconds; its renew deadline
+// still gives a loaded machine 3s to answer.
+var lease = testenv.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 // etcdDown is how long etcd stays stopped.
 const etcdDown = 10 * time.Second
@@ -165,10 +166,12 @@ func restartAPIServer(t *testing.T) outage {
 	return o
 }
 
+// stopEtcd kills etcd and starts it again etcdDown later; its graceful
+// stop alone takes 5s, serving meanwhile.
 func stopEtcd(t *testing.T) outage {
 	t.Helper()
 	o := outage{what: "etcd stop", from: time.Now()}
-	if err := env.StopComponent(testenv.Etcd); err != nil {
+	if err := env.KillComponent(testenv.Etcd); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(etcdDown)

@@ -27,8 +27,9 @@ var (
 	bin string
 )
 
-// lease is short, so that a killed leader is replaced in seconds.
-var lease = testenv.Lease{Duration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
+// lease is short, so that a killed leader is replaced in seconds; its
+// renew deadline still gives a loaded machine 3s to answer.
+var lease = testenv.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 func TestMain(m *testing.M) {
 	os.Exit(testenv.RunMainWithController(m, testenv.Options{Workloads: true}, func(e *testenv.Env, path string) error {
