@@ -70,12 +70,12 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 	if err := leaderElectionRBAC(ctx, admin); err != nil {
 		return nil, err
 	}
+	if opts.Name == "" {
+		opts.Name = "landlord-controller"
+	}
 	kubeconfig, err := e.controllerKubeconfig(opts.Name)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Name == "" {
-		opts.Name = "landlord-controller"
 	}
 	if opts.Bin == "" {
 		dir, err := binDir("")
@@ -112,7 +112,7 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 		"--namespace=" + install.ControllerNamespace,
 	}, opts.Args...)
 	c.proc = &process{name: opts.Name, path: opts.Bin, args: args, logPath: filepath.Join(e.Dir, opts.Name+".log")}
-	if err := c.proc.start(0); err != nil {
+	if err := c.proc.start(os.O_TRUNC); err != nil {
 		return nil, err
 	}
 	if err := c.WaitReady(ctx); err != nil {
@@ -217,7 +217,7 @@ func (c *Controller) Restart() error {
 	default:
 		return fmt.Errorf("%s is running", c.Name)
 	}
-	return c.proc.start(syscall.O_APPEND)
+	return c.proc.start(os.O_APPEND)
 }
 
 // Kill sends SIGKILL and waits for the process to exit.
