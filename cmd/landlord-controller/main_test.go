@@ -55,9 +55,14 @@ func TestBinaryServesProbesAndMetrics(t *testing.T) {
 
 	waitOK(t, "http://"+health+"/readyz")
 	waitOK(t, "http://"+health+"/healthz")
-	body := waitOK(t, "http://"+metrics+"/metrics")
-	if !strings.Contains(body, "controller_runtime_reconcile_total") {
-		t.Error("metrics lack controller-runtime's reconcile counters")
+	// The counters appear once the replica leads and its controller runs,
+	// which may be after the metrics endpoint answers.
+	deadline := time.Now().Add(30 * time.Second)
+	for body := waitOK(t, "http://"+metrics+"/metrics"); !strings.Contains(body, "controller_runtime_reconcile_total"); body = waitOK(t, "http://"+metrics+"/metrics") {
+		if time.Now().After(deadline) {
+			t.Fatal("metrics lack controller-runtime's reconcile counters")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
