@@ -32,6 +32,9 @@ func (e *env) landlord(ctx context.Context) (*controllerProcess, error) {
 	if e.concurrency != 0 {
 		opts.Args = append(opts.Args, "--concurrency="+strconv.Itoa(e.concurrency))
 	}
+	if e.memLimit != "" {
+		opts.Env = []string{"GOMEMLIMIT=" + e.memLimit}
+	}
 	c, err := e.plane.StartController(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated parts to run, of "+strings.Join(order, ", ")+"; every part when empty")
 	bin := flag.String("bin", "bin", "directory of the control-plane, Flux, landlord and kubectl binaries")
 	concurrency := flag.Int("concurrency", 0, "landlord-controller's --concurrency; its default when 0")
+	memLimit := flag.String("memlimit", "", "GOMEMLIMIT of landlord-controller, as a Deployment sets it from its memory limit (such as 128MiB); none when empty")
 	profiles := flag.String("profile", "", "directory to write profiles into: landlord-controller's CPU under p1 and p2 load and heap after p1, the API server's CPU under p2")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
@@ -36,12 +37,12 @@ func main() {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	if err := run(ctx, *tenants, names, *bin, *profiles, *concurrency); err != nil {
+	if err := run(ctx, *tenants, names, *bin, *profiles, *concurrency, *memLimit); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, tenants int, only []string, bin, profiles string, concurrency int) (retErr error) {
+func run(ctx context.Context, tenants int, only []string, bin, profiles string, concurrency int, memLimit string) (retErr error) {
 	for _, name := range only {
 		if _, ok := parts[name]; !ok {
 			return fmt.Errorf("-only %s: no such part; parts: %s", name, strings.Join(order, ", "))
@@ -51,7 +52,7 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string, 
 	if err != nil {
 		return err
 	}
-	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency}
+	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency, memLimit: memLimit}
 	defer func() { retErr = errors.Join(retErr, e.close()) }()
 	var rows []row
 	for _, name := range order {
@@ -75,6 +76,8 @@ type env struct {
 	bin     string
 	// concurrency is landlord-controller's --concurrency, 0 for its default.
 	concurrency int
+	// memLimit is landlord-controller's GOMEMLIMIT, "" for none.
+	memLimit string
 	// profileDir receives profiles; "" takes none.
 	profileDir string
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log"
@@ -124,7 +125,7 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 		{part: "p1", figure: "objects/s (baseline: kubectl apply per tenant)", value: rate, baseline: kubectlRate, unit: "objects/s",
 			note: fmt.Sprintf("kubectl: %d tenants in %.1f s, %.0f s extrapolated to %d", sample, kubectlTime.Seconds(), kubectlTime.Seconds()*float64(e.tenants)/float64(sample), e.tenants)},
 		at1000(row{part: "p1", figure: "controller peak RSS (VmHWM)", value: peak, unit: "MiB", target: "≤ 150 MiB", met: peak <= 150,
-			note: fmt.Sprintf("VmRSS %.0f MiB once provisioned", current)}),
+			note: fmt.Sprintf("VmRSS %.0f MiB once provisioned; GOMEMLIMIT %s", current, cmp.Or(e.memLimit, "unset"))}),
 	}, nil
 }
 

@@ -41,6 +41,8 @@ type ControllerOptions struct {
 	WebhookURLBase string
 	// Args are further flags, such as --leader-elect.
 	Args []string
+	// Env adds to the environment it inherits, such as GOMEMLIMIT.
+	Env []string
 }
 
 // Controller is landlord-controller running as its own process against the
@@ -111,7 +113,7 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 		"--webhook-cert-dir=" + filepath.Join(e.Dir, opts.Name+"-certs"),
 		"--namespace=" + install.ControllerNamespace,
 	}, opts.Args...)
-	c.proc = &process{name: opts.Name, path: opts.Bin, args: args, logPath: filepath.Join(e.Dir, opts.Name+".log")}
+	c.proc = &process{name: opts.Name, path: opts.Bin, args: args, env: opts.Env, logPath: filepath.Join(e.Dir, opts.Name+".log")}
 	if err := c.proc.start(os.O_TRUNC); err != nil {
 		return nil, err
 	}
