@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/landlord-dev/landlord/config"
@@ -138,25 +137,11 @@ func TestChartCertManagerIsTheComponent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), overlay)
+	built, err := config.Build(filesys.MakeFsOnDisk(), overlay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []*unstructured.Unstructured
-	for _, res := range resources.Resources() {
-		if res.GetKind() == "Namespace" {
-			continue
-		}
-		data, err := res.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, u)
-	}
+	want := slices.DeleteFunc(built, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Namespace" })
 	compare(t, rendered, want)
 }
 

@@ -81,9 +81,15 @@ func Install() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copying the embedded install tree: %w", err)
 	}
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(mem, "/default")
+	return Build(mem, "/default")
+}
+
+// Build runs kustomize on dir of fsys and returns the objects, in
+// kustomize's order.
+func Build(fsys filesys.FileSystem, dir string) ([]*unstructured.Unstructured, error) {
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("kustomize build config/default: %w", err)
+		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}
 	objects := make([]*unstructured.Unstructured, 0, len(resources.Resources()))
 	for _, res := range resources.Resources() {
@@ -91,11 +97,11 @@ func Install() ([]*unstructured.Unstructured, error) {
 		// which unstructured objects cannot deep-copy.
 		data, err := res.MarshalJSON()
 		if err != nil {
-			return nil, fmt.Errorf("config/default: %s: %w", res.CurId(), err)
+			return nil, fmt.Errorf("%s: %s: %w", dir, res.CurId(), err)
 		}
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(data); err != nil {
-			return nil, fmt.Errorf("config/default: %s: %w", res.CurId(), err)
+			return nil, fmt.Errorf("%s: %s: %w", dir, res.CurId(), err)
 		}
 		objects = append(objects, obj)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/landlord-dev/landlord/config"
@@ -103,22 +102,9 @@ func TestInstallIsConfigDefault(t *testing.T) {
 
 func build(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	objects, err := config.Build(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		t.Fatalf("kustomize build config/%s: %v", dir, err)
-	}
-	var objects []*unstructured.Unstructured
-	for _, res := range resources.Resources() {
-		// Through JSON, as config.Install: unstructured objects hold int64.
-		data, err := res.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(data); err != nil {
-			t.Fatal(err)
-		}
-		objects = append(objects, obj)
+		t.Fatal(err)
 	}
 	return objects
 }
