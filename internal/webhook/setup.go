@@ -125,8 +125,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	}
 	tenants := index.Resolver()
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: &validator{tenants: tenants, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}})
-	server.Register(MutatePath, &webhook.Admission{Handler: &mutator{tenants: tenants}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{tenants: tenants, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}}})
+	server.Register(MutatePath, &webhook.Admission{Handler: timed{"mutate", &mutator{tenants: tenants}}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err
 	}
