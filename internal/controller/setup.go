@@ -106,6 +106,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
 	}
+	if err := registerQuotaCollector(mgr); err != nil {
+		return fmt.Errorf("registering the quota metrics: %w", err)
+	}
 	return b.Complete(r)
 }
 

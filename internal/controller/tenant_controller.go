@@ -48,6 +48,7 @@ type TenantReconciler struct {
 
 // Reconcile brings one Tenant to its desired state and reports it.
 func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	start := time.Now()
 	tenant := &v1alpha1.Tenant{}
 	if err := r.Get(ctx, req.NamespacedName, tenant); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -63,6 +64,7 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 		if err := r.patchStatus(ctx, before, tenant); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
+		recordReconcile(tenant.Name, time.Since(start), retErr)
 	}()
 
 	if !tenant.DeletionTimestamp.IsZero() {
