@@ -4,6 +4,8 @@ SHELL := /usr/bin/env bash
 BIN := $(CURDIR)/bin
 TOOLS_MOD := hack/tools/go.mod hack/tools/go.sum
 FLUX_MOD := hack/tools/flux/go.mod hack/tools/flux/go.sum
+NODE_MOD := hack/tools/node/go.mod hack/tools/node/go.sum
+NETPOL_MOD := hack/tools/netpol/go.mod hack/tools/netpol/go.sum
 CONTROLLER_GEN := $(BIN)/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
@@ -52,6 +54,21 @@ $(BIN)/kustomize-controller: $(FLUX_MOD)
 	go build -C hack/tools/flux -o $@ github.com/fluxcd/kustomize-controller
 $(BIN)/helm-controller: $(FLUX_MOD)
 	go build -C hack/tools/flux -o $@ github.com/fluxcd/helm-controller
+
+## node-tools: build the local node's kubelet, kube-proxy, kube-scheduler and NetworkPolicy enforcer from hack/tools/node and hack/tools/netpol pins
+.PHONY: node-tools
+node-tools: $(BIN)/kubelet $(BIN)/kube-proxy $(BIN)/kube-scheduler $(BIN)/kube-network-policies
+
+# Modules of their own, so adding the node's binaries to the control plane's
+# graph does not rebuild the control plane.
+$(BIN)/kubelet: $(NODE_MOD)
+	go build -C hack/tools/node -o $@ k8s.io/kubernetes/cmd/kubelet
+$(BIN)/kube-proxy: $(NODE_MOD)
+	go build -C hack/tools/node -o $@ k8s.io/kubernetes/cmd/kube-proxy
+$(BIN)/kube-scheduler: $(NODE_MOD)
+	go build -C hack/tools/node -o $@ k8s.io/kubernetes/cmd/kube-scheduler
+$(BIN)/kube-network-policies: $(NETPOL_MOD)
+	go build -C hack/tools/netpol -o $@ sigs.k8s.io/kube-network-policies/cmd
 
 ## generate: deepcopy, CRDs, RBAC and the Flux CRDs
 .PHONY: generate
