@@ -131,6 +131,79 @@ type TenantSpec struct {
 	// Suspend stops Flux syncing the tenant's sources; the guard rails stay.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
+
+	// Notifications send the events of the tenant's Flux objects to the
+	// tenant's own channel, through a notification-controller Provider and
+	// Alert in the tenant's first namespace.
+	// +optional
+	Notifications *Notifications `json:"notifications,omitempty"`
+
+	// ClusterResources are the cluster-scoped objects the platform approved
+	// for the tenant to write from its repositories, by kind and name;
+	// every other cluster-scoped write stays refused.
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	ClusterResources []ClusterResource `json:"clusterResources,omitempty"`
+}
+
+// Notifications is the tenant's own channel for its Flux events.
+// +kubebuilder:validation:XValidation:rule="has(self.secretRef) || has(self.address)",fieldPath=".address",reason=FieldValueRequired,message="spec.notifications needs an address or a secretRef whose Secret holds one"
+type Notifications struct {
+	// Type is the notification-controller Provider type: slack, msteams,
+	// discord, generic, alertmanager, ... as its Provider API lists them.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z][-a-z0-9]*$`
+	Type string `json:"type"`
+
+	// Channel is the Provider's channel, where its type has one.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	Channel string `json:"channel,omitempty"`
+
+	// Address is the Provider's address, when it is not secret.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^(http|https)://.*$`
+	// +optional
+	Address string `json:"address,omitempty"`
+
+	// SecretRef names the Secret with the Provider's address and token,
+	// which the tenant supplies in its first namespace.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	SecretRef string `json:"secretRef,omitempty"`
+
+	// EventSeverity is the lowest severity sent: info sends every event,
+	// error only failures.
+	// +kubebuilder:validation:Enum=info;error
+	// +kubebuilder:default=info
+	// +optional
+	EventSeverity string `json:"eventSeverity,omitempty"`
+}
+
+// ClusterResource is one kind of cluster-scoped object the platform
+// approved for the tenant, at the names listed.
+// +kubebuilder:validation:XValidation:rule="!(self.apiGroup in ['rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiregistration.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'landlord.dev']) && !(self.apiGroup == '' && self.kind in ['Namespace', 'Node', 'PersistentVolume'])",fieldPath=".kind",reason=FieldValueForbidden,message="spec.clusterResources must not approve RBAC, admission, API registration, certificate, Landlord, Namespace, Node or PersistentVolume kinds: each hands a tenant the cluster or another tenant's data"
+type ClusterResource struct {
+	// APIGroup of the kind, "" for the core group.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	APIGroup string `json:"apiGroup"`
+
+	// Kind of the objects, as in their manifests: StorageClass,
+	// CustomResourceDefinition, PriorityClass, ...
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
+	Kind string `json:"kind"`
+
+	// Names the tenant may create, change and delete objects of the kind at.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	Names []string `json:"names"`
 }
 
 // TenantNamespace is one namespace assigned by the platform.
