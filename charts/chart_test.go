@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -64,6 +65,10 @@ var valueSets = map[string]map[string]any{
 		"tenantRole": map[string]any{"extraRules": []any{map[string]any{"apiGroups": []any{"cert-manager.io"}, "resources": []any{"certificates"}, "verbs": []any{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
 		"image":      map[string]any{"digest": "sha256:" + strings.Repeat("ab", 32), "pullSecrets": []any{map[string]any{"name": "regcred"}}},
 		"webhook":    map[string]any{"failurePolicy": "Ignore", "timeoutSeconds": 10},
+	},
+	"monitoring": {
+		"grafanaDashboard": map[string]any{"enabled": true, "namespace": "grafana", "labels": map[string]any{"team": "platform"}},
+		"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
 	},
 }
 
@@ -247,6 +252,34 @@ func TestChartValues(t *testing.T) {
 				t.Errorf("image %v, want the digest", image)
 			}
 		},
+		"monitoring": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			built, err := config.Build(filesys.MakeFsOnDisk(), "../config/monitoring")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range built {
+				k, extra := key(want), map[string]string{"release": "prometheus"}
+				if want.GetKind() == "ConfigMap" {
+					k, extra = "ConfigMap grafana/"+want.GetName(), map[string]string{"team": "platform", "grafana_dashboard": "1"}
+				}
+				got := objects[k]
+				if got == nil {
+					t.Errorf("no %s", k)
+					continue
+				}
+				for label, value := range extra {
+					if got.GetLabels()[label] != value {
+						t.Errorf("%s: label %s=%q, want %q", k, label, got.GetLabels()[label], value)
+					}
+				}
+				// What Grafana and Prometheus read is config/monitoring's, {{ }} included.
+				for _, field := range []string{"data", "spec"} {
+					if a, b := fmt.Sprint(got.Object[field]), fmt.Sprint(want.Object[field]); a != b {
+						t.Errorf("%s: %s differs from config/monitoring's:\n chart: %.300s\nconfig: %.300s", k, field, a, b)
+					}
+				}
+			}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rendered, err := render(valueSets[name])
@@ -296,7 +329,7 @@ func toStrings(v any) []string {
 func TestChartApplies(t *testing.T) {
 	ctx := context.Background()
 	var standIns []client.Object
-	for group, kinds := range map[string][]string{"cert-manager.io": {"Certificate", "Issuer"}, "monitoring.coreos.com": {"ServiceMonitor"}} {
+	for group, kinds := range map[string][]string{"cert-manager.io": {"Certificate", "Issuer"}, "monitoring.coreos.com": {"ServiceMonitor", "PrometheusRule"}} {
 		for _, kind := range kinds {
 			standIns = append(standIns, schemalessCRD(group, kind))
 		}
@@ -304,7 +337,7 @@ func TestChartApplies(t *testing.T) {
 	if _, err := install.Apply(ctx, k8s, io.Discard, standIns...); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"defaults", "cert-manager", "3 replicas with PDB", "admin groups"} {
+	for _, name := range []string{"defaults", "cert-manager", "3 replicas with PDB", "admin groups", "monitoring"} {
 		t.Run(name, func(t *testing.T) {
 			rendered, err := render(valueSets[name])
 			if err != nil {
@@ -314,10 +347,19 @@ func TestChartApplies(t *testing.T) {
 			for _, u := range rendered {
 				objects = append(objects, u)
 			}
-			// Helm applies into the namespace it creates (--create-namespace).
-			objects = append(objects, &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "landlord-system"},
-			}})
+			// Helm applies into the namespace it creates (--create-namespace);
+			// the dashboard may go to Grafana's.
+			namespaces := []string{"landlord-system"}
+			for _, u := range rendered {
+				if ns := u.GetNamespace(); ns != "" && !slices.Contains(namespaces, ns) {
+					namespaces = append(namespaces, ns)
+				}
+			}
+			for _, ns := range namespaces {
+				objects = append(objects, &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
+				}})
+			}
 			if _, err := install.Apply(ctx, k8s, io.Discard, objects...); err != nil {
 				t.Fatal(err)
 			}

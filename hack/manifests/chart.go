@@ -62,11 +62,17 @@ sources:
 keywords: [flux, gitops, multi-tenancy]
 `, strings.TrimPrefix(release, "v"), release))
 
-	crd, err := os.ReadFile("config/crd/bases/landlord.dev_tenants.yaml")
+	crds, err := filepath.Glob("config/crd/bases/*.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}
-	writeFile(filepath.Join(chartDir, "crds", "landlord.dev_tenants.yaml"), string(crd))
+	for _, path := range crds {
+		crd, err := os.ReadFile(path)
+		if err != nil {
+			log.Fatal(err)
+		}
+		writeFile(filepath.Join(chartDir, "crds", filepath.Base(path)), string(crd))
+	}
 
 	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "config/default")
 	if err != nil {
@@ -100,6 +106,41 @@ keywords: [flux, gitops, multi-tenancy]
 	writeTemplate("rbac.yaml", rbac)
 	writeTemplate("service.yaml", service)
 	writeTemplate("webhooks.yaml", webhookTemplates())
+	writeMonitoring()
+}
+
+// writeMonitoring writes config/monitoring's dashboard ConfigMap and
+// PrometheusRule as templates, each off by default (Grafana's sidecar and
+// the PrometheusRule CRD may be absent) and labelled further by values;
+// the dashboard may go where Grafana's sidecar looks. Their own {{ }}
+// (legends, alert annotations) are escaped, for Helm to print as they are.
+func writeMonitoring() {
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "config/monitoring")
+	if err != nil {
+		log.Fatalf("kustomize build config/monitoring: %v", err)
+	}
+	values := map[string]string{"ConfigMap": ".Values.grafanaDashboard", "PrometheusRule": ".Values.prometheusRule"}
+	files := map[string]string{"ConfigMap": "grafana-dashboard.yaml", "PrometheusRule": "prometheusrule.yaml"}
+	for _, res := range resources.Resources() {
+		value, ok := values[res.GetKind()]
+		if !ok {
+			log.Fatalf("config/monitoring has a %s the chart does not take: add it to hack/manifests/chart.go", res.CurId())
+		}
+		data, err := res.AsYAML()
+		if err != nil {
+			log.Fatal(err)
+		}
+		doc := strings.ReplaceAll(string(data), "{{", `{{"{{"}}`)
+		const labels = "\n  labels:\n"
+		if !strings.Contains(doc, labels) {
+			log.Fatalf("%s has no labels to add to", res.CurId())
+		}
+		doc = strings.Replace(doc, labels, labels+"    {{- with "+value+".labels }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}\n", 1)
+		if res.GetKind() == "ConfigMap" {
+			doc = strings.Replace(doc, "\n  namespace: landlord-system\n", "\n  namespace: {{ "+value+".namespace | default \"landlord-system\" }}\n", 1)
+		}
+		writeTemplate(files[res.GetKind()], []string{"{{- if " + value + ".enabled }}\n" + doc + "{{- end }}\n"})
+	}
 }
 
 // Placeholders for the platform's conditions, the guard's failure policy
