@@ -361,7 +361,10 @@ func loadBuiltins() (*builtinSchemas, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		for def, s := range defs {
-			goDecodesBytes(s)
+			goDecodes(s)
+			if def == quantityDef {
+				quantityPattern(s)
+			}
 			b.defs[def] = s
 			gvks, _ := s.Extensions["x-kubernetes-group-version-kind"].([]any)
 			for _, g := range gvks {
@@ -381,28 +384,49 @@ func loadBuiltins() (*builtinSchemas, error) {
 	return b, nil
 }
 
-// goDecodesBytes drops format byte from a built-in schema: the apiserver
-// decodes those fields with Go's base64, which skips the line breaks
-// kustomize's generators write, where OpenAPI's byte format refuses them.
-func goDecodesBytes(s *spec.Schema) {
+// goDecodes drops the formats of a built-in schema that Go decodes more
+// leniently than OpenAPI validates: byte, which Go's base64 decodes across
+// the line breaks kustomize's generators write, and int-or-string, which
+// kube-openapi's validator takes for a type and so refuses every integer
+// (a NetworkPolicy's port: 8080); the schema's oneOf integer or string
+// still holds, and the extension keeps it int-or-string for pruning.
+func goDecodes(s *spec.Schema) {
 	if s == nil {
 		return
 	}
-	if s.Format == "byte" {
+	switch s.Format {
+	case "byte":
 		s.Format = ""
+	case "int-or-string":
+		s.Format = ""
+		s.AddExtension("x-kubernetes-int-or-string", true)
 	}
 	for name, p := range s.Properties {
-		goDecodesBytes(&p)
+		goDecodes(&p)
 		s.Properties[name] = p
 	}
 	if s.Items != nil {
-		goDecodesBytes(s.Items.Schema)
+		goDecodes(s.Items.Schema)
 	}
 	if s.AdditionalProperties != nil {
-		goDecodesBytes(s.AdditionalProperties.Schema)
+		goDecodes(s.AdditionalProperties.Schema)
 	}
 	for i := range s.AllOf {
-		goDecodesBytes(&s.AllOf[i])
+		goDecodes(&s.AllOf[i])
+	}
+}
+
+// quantityDef is the definition of resource.Quantity.
+const quantityDef = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+
+// quantityPattern gives the string form of a quantity the regular
+// expression the apiserver's decoder names when it refuses one ("1x"),
+// which the published schema leaves out.
+func quantityPattern(s *spec.Schema) {
+	for i := range s.OneOf {
+		if s.OneOf[i].Type.Contains("string") {
+			s.OneOf[i].Pattern = `^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$`
+		}
 	}
 }
 
@@ -445,7 +469,7 @@ func toStructural(s *spec.Schema) *structuralschema.Structural {
 	intOrString, _ := s.Extensions["x-kubernetes-int-or-string"].(bool)
 	st.XPreserveUnknownFields = preserve || st.Type == "object" && len(s.Properties) == 0 && s.AdditionalProperties == nil
 	st.XEmbeddedResource = embedded
-	st.XIntOrString = intOrString || s.Format == "int-or-string"
+	st.XIntOrString = intOrString
 	if len(s.Properties) > 0 {
 		st.Properties = make(map[string]structuralschema.Structural, len(s.Properties))
 		for name, p := range s.Properties {
