@@ -76,6 +76,7 @@ generate: tools
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=landlord-controller paths=./internal/controller/... paths=./internal/webhook/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=landlord-dashboard paths=./internal/dashboard/... output:rbac:artifacts:config=config/dashboard
 	rm -f config/flux/crd/*.yaml
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true $(foreach p,$(FLUX_APIS),paths=$(p)) output:crd:artifacts:config=config/flux/crd
 	go run ./hack/manifests

@@ -66,6 +66,7 @@ var valueSets = map[string]map[string]any{
 		"image":      map[string]any{"digest": "sha256:" + strings.Repeat("ab", 32), "pullSecrets": []any{map[string]any{"name": "regcred"}}},
 		"webhook":    map[string]any{"failurePolicy": "Ignore", "timeoutSeconds": 10},
 	},
+	"dashboard": {"dashboard": map[string]any{"enabled": true}},
 	"monitoring": {
 		"grafanaDashboard": map[string]any{"enabled": true, "namespace": "grafana", "labels": map[string]any{"team": "platform"}},
 		"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
@@ -250,6 +251,27 @@ func TestChartValues(t *testing.T) {
 			container := containers(t, objects)[0]
 			if image := container["image"]; image != "ghcr.io/landlord-dev/landlord-controller@sha256:"+strings.Repeat("ab", 32) {
 				t.Errorf("image %v, want the digest", image)
+			}
+		},
+		"dashboard": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			built, err := config.Dashboard()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range built {
+				got := objects[key(want)]
+				if got == nil {
+					t.Errorf("no %s", key(want))
+					continue
+				}
+				for _, field := range []string{"rules", "roleRef", "subjects", "spec"} {
+					if a, b := fmt.Sprint(got.Object[field]), fmt.Sprint(want.Object[field]); a != b {
+						t.Errorf("%s: %s differs from config/dashboard's:\n chart: %.300s\nconfig: %.300s", key(want), field, a, b)
+					}
+				}
+			}
+			if args := containerArgs(t, objects); !slices.Contains(args, "--dashboard-bind-address=:9090") {
+				t.Errorf("args %q lack --dashboard-bind-address=:9090", args)
 			}
 		},
 		"monitoring": func(t *testing.T, objects map[string]*unstructured.Unstructured) {

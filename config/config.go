@@ -26,6 +26,9 @@ var manifests embed.FS
 //go:embed default crd manager rbac webhook
 var installTree embed.FS
 
+//go:embed dashboard
+var dashboardTree embed.FS
+
 // ControllerRoles are the least-privilege ClusterRole and namespaced Role
 // of landlord-controller, generated from the RBAC markers.
 func ControllerRoles() ([]*unstructured.Unstructured, error) {
@@ -67,21 +70,32 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 // CRD, RBAC, controller Deployment, webhook Service and configurations, in
 // kustomize's order (namespaces and CRDs first, webhook configurations last).
 func Install() ([]*unstructured.Unstructured, error) {
+	return buildEmbedded(installTree, "default")
+}
+
+// Dashboard builds config/dashboard: the RBAC and Service the controller's
+// dashboard needs where --dashboard-bind-address enables it.
+func Dashboard() ([]*unstructured.Unstructured, error) {
+	return buildEmbedded(dashboardTree, "dashboard")
+}
+
+// buildEmbedded builds dir of an embedded tree with kustomize.
+func buildEmbedded(tree embed.FS, dir string) ([]*unstructured.Unstructured, error) {
 	mem := filesys.MakeFsInMemory()
-	err := fs.WalkDir(installTree, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(tree, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := installTree.ReadFile(path)
+		data, err := tree.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		return mem.WriteFile("/"+path, data)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("copying the embedded install tree: %w", err)
+		return nil, fmt.Errorf("copying the embedded %s tree: %w", dir, err)
 	}
-	return Build(mem, "/default")
+	return Build(mem, "/"+dir)
 }
 
 // Build runs kustomize on dir of fsys and returns the objects, in

@@ -34,6 +34,7 @@ func main() {
 		hooks.Namespace = "landlord-system"
 	}
 	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "", "address of the net/http/pprof endpoints; empty disables them")
+	flag.StringVar(&opts.DashboardAddr, "dashboard-bind-address", "", "address of the read-only web dashboard, each viewer authenticated by bearer token and shown what it may get; empty disables it")
 	flag.IntVar(&hooks.Port, "webhook-port", 0, "port of the admission webhooks; 0 disables them")
 	flag.StringVar(&hooks.Host, "webhook-host", "", "address the admission webhooks listen on; all addresses when empty")
 	flag.StringVar(&hooks.URLBase, "webhook-url-base", "", "https://host:port the API server calls the webhooks at, out of cluster; the in-cluster Service when empty")

@@ -107,6 +107,27 @@ keywords: [flux, gitops, multi-tenancy]
 	writeTemplate("service.yaml", service)
 	writeTemplate("webhooks.yaml", webhookTemplates())
 	writeMonitoring()
+	writeDashboard()
+}
+
+// writeDashboard writes config/dashboard's RBAC and Service as one
+// template, rendered when dashboard.enabled is.
+func writeDashboard() {
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "config/dashboard")
+	if err != nil {
+		log.Fatalf("kustomize build config/dashboard: %v", err)
+	}
+	var docs []string
+	for _, res := range resources.Resources() {
+		data, err := res.AsYAML()
+		if err != nil {
+			log.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	docs[0] = "{{- if .Values.dashboard.enabled }}\n" + docs[0]
+	docs[len(docs)-1] += "{{- end }}\n"
+	writeTemplate("dashboard.yaml", docs)
 }
 
 // writeMonitoring writes config/monitoring's dashboard ConfigMap and

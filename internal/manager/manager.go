@@ -55,6 +55,8 @@ type Options struct {
 	Concurrency int
 	// Webhook serves the admission webhooks when not nil.
 	Webhook *webhook.Options
+	// DashboardAddr serves the read-only web dashboard; empty disables it.
+	DashboardAddr string
 }
 
 // Scheme knows the core kinds, CRDs, the Tenant and the Flux kinds Landlord
@@ -119,6 +121,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if opts.Webhook != nil {
 		if err := webhook.SetupWithManager(ctx, mgr, *opts.Webhook); err != nil {
 			return nil, fmt.Errorf("setting up the admission webhooks: %w", err)
+		}
+	}
+	if opts.DashboardAddr != "" {
+		if err := addDashboard(mgr, opts.DashboardAddr); err != nil {
+			return nil, err
 		}
 	}
 	return mgr, nil
