@@ -36,6 +36,6 @@ func NewRootCommand() *cobra.Command {
 	}
 	kube := newKubeFlags()
 	kube.AddFlags(root.PersistentFlags())
-	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube), newSecretCommand(kube), newInstallCommand(kube), newAuditCommand(kube), newLintCommand(runLint), newVersionCommand())
+	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube), newSecretCommand(kube), newInstallCommand(kube), newAuditCommand(kube), newLintCommand(runLint), newDashboardCommand(kube, runDashboard), newVersionCommand())
 	return root
 }

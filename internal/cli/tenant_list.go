@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/dashboard"
 )
 
 type tenantListOptions struct {
@@ -54,7 +50,7 @@ func runTenantList(cmd *cobra.Command, opts tenantListOptions) error {
 	list := &v1alpha1.TenantList{}
 	if err := c.List(cmd.Context(), list); apierrors.IsForbidden(err) {
 		// A tenant's owner may get its Tenant by name, not list them all.
-		if list.Items, err = ownTenants(cmd.Context(), c); err != nil {
+		if list.Items, err = dashboard.OwnTenants(cmd.Context(), c); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -76,36 +72,6 @@ func runTenantList(cmd *cobra.Command, opts tenantListOptions) error {
 			fmt.Fprintln(tw, tenantRow(&list.Items[i], now))
 		}
 	})
-}
-
-// ownTenants gets the Tenants the caller's rules name: those it owns.
-func ownTenants(ctx context.Context, c client.Client) ([]v1alpha1.Tenant, error) {
-	// Cluster-wide rules show in the review of any namespace.
-	review := &authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: "default"}}
-	if err := c.Create(ctx, review); err != nil {
-		return nil, fmt.Errorf("listing tenants is forbidden, and so is reviewing your own rules: %w", err)
-	}
-	var names []string
-	for _, r := range review.Status.ResourceRules {
-		if slices.Contains(r.APIGroups, v1alpha1.GroupVersion.Group) && slices.Contains(r.Resources, "tenants") &&
-			(slices.Contains(r.Verbs, "get") || slices.Contains(r.Verbs, "*")) {
-			names = append(names, r.ResourceNames...)
-		}
-	}
-	slices.Sort(names)
-	var tenants []v1alpha1.Tenant
-	for _, name := range slices.Compact(names) {
-		t := &v1alpha1.Tenant{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, t)
-		switch {
-		case apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
-			continue
-		case err != nil:
-			return nil, tenantError(err, name)
-		}
-		tenants = append(tenants, *t)
-	}
-	return tenants, nil
 }
 
 // tenantHeader heads the rows of list and get.
