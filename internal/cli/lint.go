@@ -2,7 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,13 +13,12 @@ import (
 )
 
 type lintOptions struct {
-	dir         string
-	tenantRepos []string
-	output      string
+	dir             string
+	tenantRepos     []string
+	output          string
+	strict          bool
+	schemaLocations []string
 }
-
-// lintOutputs are the values of lint's -o.
-var lintOutputs = []string{"text", "json"}
 
 func newLintCommand(run func(*cobra.Command, lintOptions) error) *cobra.Command {
 	opts := lintOptions{}
@@ -64,7 +63,10 @@ Rules of the guard (the policy engine):
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.tenantRepos, "tenant-repo", nil, "a tenant's repository as TENANT=DIR, or TENANT/SOURCE=DIR for one of several Git sources (repeatable)")
-	f.StringVarP(&opts.output, "output", "o", "text", "output format: text or json")
+	f.StringVarP(&opts.output, "output", "o", "text", "output format: text, json, sarif or github")
+	f.BoolVar(&opts.strict, "strict", false, "a kind without a schema is an error, not a warning")
+	f.StringArrayVar(&opts.schemaLocations, "schema-location", nil,
+		"where to find JSON schemas of kinds lint has none of, as kubeconform's: default, a directory, or a template such as 'schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json' (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(lintOutputs, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -114,40 +116,32 @@ func parseTenantRepos(values []string) ([]lint.TenantRepo, error) {
 }
 
 func runLint(cmd *cobra.Command, opts lintOptions) error {
-	switch opts.output {
-	case "text", "json":
-	default:
+	if !slices.Contains(lintOutputs, opts.output) {
 		return fmt.Errorf("--output %q: want one of %s", opts.output, strings.Join(lintOutputs, ", "))
 	}
 	repos, err := parseTenantRepos(opts.tenantRepos)
 	if err != nil {
 		return err
 	}
-	findings, err := lint.Lint(cmd.Context(), lint.Options{Dir: opts.dir, TenantRepos: repos})
+	places, err := newFindingPlaces(opts.dir, repos)
 	if err != nil {
 		return err
 	}
-	if err := writeFindings(cmd.OutOrStdout(), opts.output, findings); err != nil {
+	findings, err := lint.Lint(cmd.Context(), lint.Options{Dir: opts.dir, TenantRepos: repos, Strict: opts.strict, SchemaLocations: opts.schemaLocations})
+	if err != nil {
 		return err
 	}
-	if len(findings) > 0 {
-		return fmt.Errorf("lint: %d findings", len(findings))
+	if err := writeFindings(cmd.OutOrStdout(), opts.output, findings, places); err != nil {
+		return err
 	}
-	return nil
-}
-
-// writeFindings prints findings one a line, or as a JSON list.
-func writeFindings(w io.Writer, format string, findings []lint.Finding) error {
-	if format == "json" {
-		if findings == nil {
-			findings = []lint.Finding{} // [] rather than null
-		}
-		return writeData(w, "json", findings, nil)
-	}
+	errs := 0
 	for _, f := range findings {
-		if _, err := fmt.Fprintln(w, f); err != nil {
-			return err
+		if f.Severity != lint.SeverityWarning {
+			errs++
 		}
+	}
+	if errs > 0 {
+		return fmt.Errorf("lint: %d findings", errs)
 	}
 	return nil
 }

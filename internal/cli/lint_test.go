@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/lint"
@@ -39,8 +42,17 @@ func TestLintDirtyFleetGolden(t *testing.T) {
 		t.Errorf("exit code %d, want 1; stderr: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if want := "error: lint: " + strconv.Itoa(len(lines)) + " findings\n"; stderr != want {
-		t.Errorf("stderr = %q, want %q", stderr, want)
+	warnings := 0
+	for _, l := range lines {
+		if strings.Contains(l, ": LINT004: warning: ") {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d LINT004 warnings, want 1: a kind without a schema warns unless --strict", warnings)
+	}
+	if want := "error: lint: " + strconv.Itoa(len(lines)-warnings) + " findings\n"; stderr != want {
+		t.Errorf("stderr = %q, want %q: warnings do not count", stderr, want)
 	}
 	lintGolden(t, "lint/dirty.golden", stdout)
 
@@ -81,7 +93,15 @@ func TestLintJSON(t *testing.T) {
 				t.Fatalf("finding %v has no %s", f, key)
 			}
 		}
-		lines = append(lines, f["file"].(string)+":"+strconv.Itoa(int(f["line"].(float64)))+": "+f["rule"].(string)+": "+f["message"].(string))
+		severity := ""
+		switch f["severity"] {
+		case "warning":
+			severity = "warning: "
+		case "error":
+		default:
+			t.Fatalf("finding %v: severity neither error nor warning", f)
+		}
+		lines = append(lines, f["file"].(string)+":"+strconv.Itoa(int(f["line"].(float64)))+": "+f["rule"].(string)+": "+severity+f["message"].(string))
 		if repo, _ := f["repo"].(string); strings.HasPrefix(f["message"].(string), "tenant dev-team: ") != (repo == "dev-team") {
 			t.Errorf("finding %v: repo and message disagree on whose repository it is in", f)
 		}
@@ -136,7 +156,10 @@ func TestLintUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		"unknown output":      {[]string{"lint", cleanFleet, "-o", "yaml"}, `--output "yaml": want one of text, json`},
+		"unknown output":      {[]string{"lint", cleanFleet, "-o", "yaml"}, `--output "yaml": want one of text, json, sarif, github`},
+		"remote schemas":      {[]string{"lint", cleanFleet, "--schema-location", "https://example.com/{{ .ResourceKind }}.json"}, "lint runs offline"},
+		"missing schema dir":  {[]string{"lint", cleanFleet, "--schema-location", "testdata/lint/none"}, `--schema-location "testdata/lint/none": not a directory`},
+		"bad schema template": {[]string{"lint", cleanFleet, "--schema-location", "x/{{ .Kind }}.json"}, "variables: NormalizedKubernetesVersion"},
 		"tenant repo no dir":  {[]string{"lint", cleanFleet, "--tenant-repo", "dev-team"}, `want TENANT=DIR or TENANT/SOURCE=DIR`},
 		"tenant repo no name": {[]string{"lint", cleanFleet, "--tenant-repo", "=x"}, `want TENANT=DIR`},
 		"unknown tenant":      {[]string{"lint", cleanFleet, "--tenant-repo", "nobody=testdata/lint/clean/dev-team"}, "no Tenant nobody"},
@@ -193,5 +216,153 @@ func lintGolden(t *testing.T, name, got string) {
 			}
 		}
 		t.Errorf("%s differs; run go test -run Lint -update to accept", path)
+	}
+}
+
+// TestLintSARIF validates -o sarif against the SARIF 2.1.0 schema, and
+// checks it says what -o text says: each finding with its rule, level,
+// file relative to the checkout and line, and every rule described.
+func TestLintSARIF(t *testing.T) {
+	_, text, _ := execute("lint", dirtyFleet, "--tenant-repo", dirtyRepo)
+	code, stdout, stderr := execute("lint", dirtyFleet, "--tenant-repo", dirtyRepo, "-o", "sarif")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1; stderr: %s", code, stderr)
+	}
+	validateSARIF(t, stdout)
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID   string                `json:"id"`
+						Help struct{ Text string } `json:"help"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI       string `json:"uri"`
+							URIBaseID string `json:"uriBaseId"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("-o sarif: %v, %d runs", err, len(log.Runs))
+	}
+	run := log.Runs[0]
+	for _, id := range []string{"LINT001", "LINT009", "LL001", "LL028"} {
+		if !slices.ContainsFunc(run.Tool.Driver.Rules, func(r struct {
+			ID   string                `json:"id"`
+			Help struct{ Text string } `json:"help"`
+		}) bool {
+			return r.ID == id && r.Help.Text != ""
+		}) {
+			t.Errorf("rule %s not described", id)
+		}
+	}
+	var lines []string
+	for _, r := range run.Results {
+		if rule := run.Tool.Driver.Rules[r.RuleIndex]; rule.ID != r.RuleID {
+			t.Errorf("result %s: ruleIndex %d is rule %s", r.RuleID, r.RuleIndex, rule.ID)
+		}
+		loc := r.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URIBaseID != "" {
+			t.Errorf("%s: uriBaseId %q for a file inside the checkout", loc.ArtifactLocation.URI, loc.ArtifactLocation.URIBaseID)
+		}
+		file, ok := strings.CutPrefix(loc.ArtifactLocation.URI, "internal/cli/testdata/lint/dirty/")
+		if !ok {
+			t.Fatalf("uri %q is not relative to the checkout's root", loc.ArtifactLocation.URI)
+		}
+		_, file, _ = strings.Cut(file, "/") // fleet/ or dev-team/
+		severity := map[string]string{"error": "", "warning": "warning: "}[r.Level]
+		lines = append(lines, file+":"+strconv.Itoa(loc.Region.StartLine)+": "+r.RuleID+": "+severity+r.Message.Text)
+	}
+	if got := strings.Join(lines, "\n") + "\n"; got != text {
+		t.Errorf("-o sarif says\n%s\n-o text says\n%s", got, text)
+	}
+
+	// A tenant repository outside the checkout is named by its uriBaseId.
+	outside := t.TempDir()
+	if err := os.CopyFS(outside, os.DirFS("testdata/lint/dirty/dev-team")); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, _ = execute("lint", dirtyFleet, "--tenant-repo", "dev-team="+outside, "-o", "sarif")
+	validateSARIF(t, stdout)
+	if !strings.Contains(stdout, `"uriBaseId": "TENANT_dev-team"`) || !strings.Contains(stdout, `"uri": "file://`+filepath.ToSlash(outside)) {
+		t.Errorf("a tenant repository outside the checkout has no uriBaseId TENANT_dev-team with its location:\n%s", stdout)
+	}
+}
+
+// validateSARIF checks a log against the SARIF 2.1.0 JSON schema, OASIS's
+// sarif-schema-2.1.0.json vendored under testdata.
+func validateSARIF(t *testing.T, out string) {
+	t.Helper()
+	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("-o sarif is not JSON: %v", err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Errorf("-o sarif does not validate against SARIF 2.1.0: %v", err)
+	}
+}
+
+// TestLintGitHub prints each finding as a workflow command, warnings as
+// ::warning, files relative to the checkout.
+func TestLintGitHub(t *testing.T) {
+	_, text, _ := execute("lint", dirtyFleet, "--tenant-repo", dirtyRepo)
+	code, stdout, _ := execute("lint", dirtyFleet, "--tenant-repo", dirtyRepo, "-o", "github")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	command := regexp.MustCompile(`^::(error|warning) file=internal/cli/testdata/lint/dirty/(?:fleet|dev-team)/([^,]+),line=(\d+),title=(\w+)::(.*)$`)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		m := command.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("not a workflow command with file, line and title: %q", l)
+		}
+		severity := map[string]string{"error": "", "warning": "warning: "}[m[1]]
+		lines = append(lines, m[2]+":"+m[3]+": "+m[4]+": "+severity+m[5])
+	}
+	if got := strings.Join(lines, "\n") + "\n"; got != text {
+		t.Errorf("-o github says\n%s\n-o text says\n%s", got, text)
+	}
+}
+
+// TestLintStrict makes a kind without a schema an error.
+func TestLintStrict(t *testing.T) {
+	code, stdout, stderr := execute("lint", dirtyFleet, "--tenant-repo", dirtyRepo, "--strict")
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != 1 || strings.Contains(stdout, "warning:") || stderr != "error: lint: "+strconv.Itoa(len(lines))+" findings\n" {
+		t.Errorf("--strict: exit code %d, stderr %q, want every finding an error:\n%s", code, stderr, stdout)
 	}
 }

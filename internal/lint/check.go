@@ -25,8 +25,11 @@ import (
 
 // linter collects the findings of one run.
 type linter struct {
-	ctx     context.Context
-	schemas *apivalidation.Schemas
+	ctx       context.Context
+	schemas   *apivalidation.Schemas
+	locations *schemaLocations
+	// strict makes a kind without a schema an error.
+	strict bool
 
 	mu    sync.Mutex
 	found map[Finding]bool
@@ -352,9 +355,7 @@ func (l *linter) check(o *object, namespace string) (bool, error) {
 		return false, err
 	}
 	if k == nil {
-		l.add(o.repo.finding(RuleUnknownKind, o.file, o.line(""),
-			fmt.Sprintf("no schema for apiVersion %q, kind %q: not a built-in kind, a Flux or Landlord kind, nor a CRD of the fleet", o.gvk.GroupVersion(), o.gvk.Kind)))
-		return false, nil
+		return l.checkLocated(o), nil
 	}
 	if _, encrypted := o.obj["sops"]; encrypted {
 		// Flux decrypts before applying: encrypted values are not the
@@ -366,6 +367,35 @@ func (l *linter) check(o *object, namespace string) (bool, error) {
 		l.add(o.repo.finding(p.rule, o.file, o.line(p.field), p.message))
 	}
 	return len(problems) == 0, nil
+}
+
+// checkLocated judges o, of a kind lint has no OpenAPI schema of, against
+// the JSON schema of the first --schema-location holding one. Without one
+// it is a warning, or with --strict an error: its CRD may come from a
+// HelmRelease, which Flux installs before applying it.
+func (l *linter) checkLocated(o *object) bool {
+	found := l.locations.lookup(o.gvk)
+	if found == nil {
+		f := o.repo.finding(RuleUnknownKind, o.file, o.line(""),
+			fmt.Sprintf("no schema for apiVersion %q, kind %q: not a built-in kind, a Flux or Landlord kind, a CRD of the fleet, nor in a --schema-location", o.gvk.GroupVersion(), o.gvk.Kind))
+		if !l.strict {
+			f.Severity = SeverityWarning
+		}
+		l.add(f)
+		return false
+	}
+	if found.err != nil {
+		l.add(o.repo.finding(RuleSchema, o.file, o.line(""), fmt.Sprintf("schema %s for kind %s: %v", found.file, o.gvk.Kind, found.err)))
+		return false
+	}
+	if _, encrypted := o.obj["sops"]; encrypted {
+		return true
+	}
+	problems := validateJSON(found.schema, o.obj)
+	for _, p := range problems {
+		l.add(o.repo.finding(RuleSchema, o.file, o.line(p.field), p.message))
+	}
+	return len(problems) == 0
 }
 
 // tenantKind is the Tenant's group, version and kind.

@@ -51,6 +51,11 @@ type Options struct {
 	Dir string
 	// TenantRepos are tenants' own repositories.
 	TenantRepos []TenantRepo
+	// Strict makes a kind without a schema an error, not a warning.
+	Strict bool
+	// SchemaLocations are where to find JSON schemas of the kinds lint has
+	// none of, as kubeconform's -schema-location values.
+	SchemaLocations []string
 }
 
 // TenantRepo is a local checkout of one tenant's Git source.
@@ -64,19 +69,35 @@ type TenantRepo struct {
 	Dir string
 }
 
+// Severity says whether a finding fails lint.
+type Severity string
+
+const (
+	// SeverityError fails lint: Flux or the guard would refuse the object.
+	SeverityError Severity = "error"
+	// SeverityWarning is reported without failing: lint could not judge
+	// the object, which Flux may well apply.
+	SeverityWarning Severity = "warning"
+)
+
 // Finding is one problem, at a line of a file of one repository.
 type Finding struct {
 	// Repo is the tenant whose repository holds File, empty for the fleet.
 	Repo string `json:"repo,omitempty"`
 	// File is relative to the repository, slash-separated.
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
 }
 
-// String is the finding as `file:line: RULE: message`.
+// String is the finding as `file:line: RULE: message`, a warning's
+// message starting with "warning: ".
 func (f Finding) String() string {
+	if f.Severity == SeverityWarning {
+		return fmt.Sprintf("%s:%d: %s: warning: %s", f.File, f.Line, f.Rule, f.Message)
+	}
 	return fmt.Sprintf("%s:%d: %s: %s", f.File, f.Line, f.Rule, f.Message)
 }
 
@@ -88,6 +109,10 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 		return nil, errors.New("no fleet directory to lint")
 	}
 	s, err := apivalidation.NewSchemas()
+	if err != nil {
+		return nil, err
+	}
+	locations, err := newSchemaLocations(opts.SchemaLocations, opts.Strict)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +142,7 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 		r.memo = m
 	}
 	prebuild(all...)
-	l := &linter{ctx: ctx, schemas: s, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
+	l := &linter{ctx: ctx, schemas: s, locations: locations, strict: opts.Strict, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
 	if err := l.fleet(fleet); err != nil {
 		return nil, err
 	}

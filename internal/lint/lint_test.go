@@ -402,7 +402,7 @@ func TestLintMessages(t *testing.T) {
 		"staging/svc.yaml":           "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  type: NodePort\n  ports:\n  - port: 80\n",
 	})
 	_, findings := lintDirs(t, fleetDir, repoDir)
-	want := lint.Finding{Repo: "dev-team", File: "staging/svc.yaml", Line: 6, Rule: "LL013",
+	want := lint.Finding{Repo: "dev-team", File: "staging/svc.yaml", Line: 6, Rule: "LL013", Severity: lint.SeverityError,
 		Message: `tenant dev-team: spec.type: Unsupported value: "NodePort": tenant dev-team may not expose services outside the cluster; supported values: "ClusterIP"`}
 	if len(findings) != 1 || findings[0] != want {
 		t.Errorf("findings = %v, want [%v]", findings, want)

@@ -154,7 +154,7 @@ func (r *repo) finding(rule Rule, file string, line int, msg string) Finding {
 	if r.tenant != "" {
 		msg = "tenant " + r.tenant + ": " + msg
 	}
-	return Finding{Repo: r.tenant, File: file, Line: line, Rule: rule.ID, Message: msg}
+	return Finding{Repo: r.tenant, File: file, Line: line, Rule: rule.ID, Severity: SeverityError, Message: msg}
 }
 
 // entry is one path a kustomization names.
