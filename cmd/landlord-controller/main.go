@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/version"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -40,7 +41,7 @@ func main() {
 	flag.StringVar(&hooks.URLBase, "webhook-url-base", "", "https://host:port the API server calls the webhooks at, out of cluster; the in-cluster Service when empty")
 	flag.StringVar(&hooks.CertDir, "webhook-cert-dir", "", "directory of the webhook serving certificate; controller-runtime's default when empty")
 	flag.BoolVar(&hooks.CertManager, "cert-manager", false, "leave the webhook certificate and caBundle to cert-manager")
-	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret; defaults to $POD_NAMESPACE")
+	flag.StringVar(&hooks.Namespace, "namespace", hooks.Namespace, "the controller's namespace, holding the webhook Service and Secret and the Secrets TenantResources copy; defaults to $POD_NAMESPACE")
 	flag.Func("webhook-failure-policy", "Fail (default) holds tenant writes while no replica answers; Ignore lets them through unjudged", func(v string) error {
 		switch p := admissionregistrationv1.FailurePolicyType(v); p {
 		case admissionregistrationv1.Fail, admissionregistrationv1.Ignore:
@@ -59,6 +60,7 @@ func main() {
 	})
 	flag.Func("platform-users", "comma-separated users exempt from the tenant rules as system:masters is (platform admins)", appendList(&hooks.Platform.Users))
 	flag.Func("platform-groups", "comma-separated groups exempt from the tenant rules as system:masters is (platform admins on EKS, GKE, AKS or OIDC)", appendList(&hooks.Platform.Groups))
+	defaults := flag.String("tenant-defaults", "", "YAML file of the quota and limitRange every Tenant gets unless it sets its own; none when empty")
 	showVersion := flag.Bool("version", false, "print the version and exit")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -68,6 +70,12 @@ func main() {
 		return
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	var err error
+	if opts.Profile, err = profile.Load(*defaults); err != nil {
+		ctrl.Log.Error(err, "--tenant-defaults")
+		os.Exit(1)
+	}
+	opts.Namespace = hooks.Namespace
 	if hooks.Port != 0 {
 		opts.Webhook = &hooks
 	}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -22,7 +23,8 @@ var fluxKinds = []ownedKind{
 	{func() client.Object { return &sourcev1.GitRepository{} }, func() client.ObjectList { return &sourcev1.GitRepositoryList{} }},
 }
 
-// guardKinds live inside tenant namespaces and protect them.
+// guardKinds live inside tenant namespaces: the guard rails, what
+// TenantResources stamp, and the tenant's notifications.
 var guardKinds = []ownedKind{
 	{func() client.Object { return &corev1.ServiceAccount{} }, func() client.ObjectList { return &corev1.ServiceAccountList{} }},
 	{func() client.Object { return &rbacv1.RoleBinding{} }, func() client.ObjectList { return &rbacv1.RoleBindingList{} }},
@@ -30,6 +32,9 @@ var guardKinds = []ownedKind{
 	{func() client.Object { return &corev1.LimitRange{} }, func() client.ObjectList { return &corev1.LimitRangeList{} }},
 	{func() client.Object { return &networkingv1.NetworkPolicy{} }, func() client.ObjectList { return &networkingv1.NetworkPolicyList{} }},
 	{func() client.Object { return &corev1.ConfigMap{} }, func() client.ObjectList { return &corev1.ConfigMapList{} }},
+	{func() client.Object { return &corev1.Secret{} }, func() client.ObjectList { return &corev1.SecretList{} }},
+	{func() client.Object { return &notificationv1beta3.Alert{} }, func() client.ObjectList { return &notificationv1beta3.AlertList{} }},
+	{func() client.Object { return &notificationv1beta3.Provider{} }, func() client.ObjectList { return &notificationv1beta3.ProviderList{} }},
 }
 
 // clusterKinds are the cluster-scoped ones: bindings of extra roles and of

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
@@ -39,22 +40,36 @@ const FieldOwner = "landlord"
 type Options struct {
 	// MaxConcurrentReconciles is how many Tenants reconcile at once.
 	MaxConcurrentReconciles int
+	// Profile fills what a Tenant leaves unset.
+	Profile profile.Profile
+	// Namespace is the controller's own, whence TenantResources copy
+	// Secrets.
+	Namespace string
 }
 
 // CacheByObject restricts the cache of owned kinds to Landlord's own
 // objects (tenant label and managed-by mark, which tenants cannot write), so
 // the controller never holds every ConfigMap of a cluster nor anything a
-// tenant can inflate. ClusterRoles are cached whole, as the roles a
-// Tenant binds are the platform's and are judged. Namespaces are cached whole, as conflicts are judged
-// on unlabelled ones too, but stripped to what tenancy reads: their
-// number is the platform's and each self-service tenant's limit.
-func CacheByObject() map[client.Object]cache.ByObject {
+// tenant can inflate. Secrets of the controller's namespace are cached
+// whole: TenantResources copy them. ClusterRoles are cached whole, as the
+// roles a Tenant binds are the platform's and are judged. Namespaces are
+// cached whole, as conflicts are judged on unlabelled ones too, but
+// stripped to what tenancy reads: their number is the platform's and each
+// self-service tenant's limit.
+func CacheByObject(namespace string) map[client.Object]cache.ByObject {
 	selector := labels.SelectorFromSet(labels.Set{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
 	owned, _ := labels.NewRequirement(v1alpha1.TenantLabel, selection.Exists, nil)
 	selector = selector.Add(*owned)
 	byObject := map[client.Object]cache.ByObject{}
 	for _, kind := range namespacedAndClusterKinds() {
-		if _, judged := kind.object().(*rbacv1.ClusterRole); !judged {
+		switch kind.object().(type) {
+		case *rbacv1.ClusterRole:
+		case *corev1.Secret:
+			byObject[kind.object()] = cache.ByObject{Namespaces: map[string]cache.Config{
+				namespace:           {LabelSelector: labels.Everything()},
+				cache.AllNamespaces: {LabelSelector: selector},
+			}}
+		default:
 			byObject[kind.object()] = cache.ByObject{Label: selector}
 		}
 	}
@@ -85,6 +100,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("landlord-controller"),
+		Profile:   opts.Profile,
+		Namespace: opts.Namespace,
 	}
 	for _, kind := range ownedKinds() {
 		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.object(), tenantIndex, tenancy.LabelledFor); err != nil {
@@ -104,8 +121,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, fluxNews)))
 	}
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
+		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(r.tenantsOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
 	}
+	b = b.Watches(&v1alpha1.TenantResource{}, r.tenantResourceEvents(), builder.WithPredicates(specChanged))
 	if err := registerQuotaCollector(mgr); err != nil {
 		return fmt.Errorf("registering the quota metrics: %w", err)
 	}

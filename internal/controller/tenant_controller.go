@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -34,6 +35,10 @@ type TenantReconciler struct {
 	// absence.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+	// Profile fills what a Tenant leaves unset.
+	Profile profile.Profile
+	// Namespace is the controller's own, whence Secrets are copied.
+	Namespace string
 }
 
 // +kubebuilder:rbac:groups=landlord.dev,resources=tenants,verbs=get;list;watch;update;patch
@@ -44,6 +49,7 @@ type TenantReconciler struct {
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,verbs=bind;create;update;patch;delete
 // +kubebuilder:rbac:groups=source.toolkit.fluxcd.io,resources=gitrepositories,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kustomize.toolkit.fluxcd.io,resources=kustomizations,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=notification.toolkit.fluxcd.io,resources=providers;alerts,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings one Tenant to its desired state and reports it.
@@ -85,6 +91,8 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
+	// In memory only: the status patch that follows never writes spec.
+	tenant.Spec = r.Profile.Apply(tenant).Spec
 
 	refused, err := r.judgeRoles(ctx, tenant)
 	if err != nil {
@@ -104,6 +112,13 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		if holdings.QuotaUsed, err = r.quotaUsed(ctx, tenant); err != nil {
 			return r.fail(tenant, "QuotaError", err)
 		}
+	}
+	if holdings.Stamps, err = r.stamps(ctx, tenant); err != nil {
+		return r.fail(tenant, "TenantResourceError", err)
+	}
+	if holdings.Served, err = r.served(tenant); err != nil {
+		r.stall(tenant, "InvalidSpec", err)
+		return ctrl.Result{}, nil
 	}
 	objects, err := render.Objects(tenant, holdings)
 	if err != nil {
@@ -147,6 +162,10 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if msg := claims.conflicts(); msg != "" {
 		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "NamespaceConflict", msg)
 		r.Recorder.Eventf(tenant, nil, "Warning", "NamespaceConflict", "Reconcile", "%s", msg)
+		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	if msg := unserved(render.UnservedClusterResources(tenant, holdings.Served)); msg != "" {
+		setCondition(tenant, v1alpha1.ReadyCondition, metav1.ConditionFalse, "ClusterResourceNotServed", msg)
 		return ctrl.Result{RequeueAfter: conflictRequeue}, nil
 	}
 	if msg := sourcesNotReady(tenant); msg != "" {

@@ -30,8 +30,12 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/controller"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
+
+// DefaultNamespace is the controller's namespace when none is given.
+const DefaultNamespace = "landlord-system"
 
 // Options configure the manager.
 type Options struct {
@@ -53,6 +57,11 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Concurrency is how many Tenants reconcile at once.
 	Concurrency int
+	// Namespace is the controller's own, whence TenantResources copy
+	// Secrets; DefaultNamespace when empty.
+	Namespace string
+	// Profile fills what a Tenant leaves unset.
+	Profile profile.Profile
 	// Webhook serves the admission webhooks when not nil.
 	Webhook *webhook.Options
 	// DashboardAddr serves the read-only web dashboard; empty disables it.
@@ -83,10 +92,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if err := waitForAPIServer(ctx, cfg); err != nil {
 		return nil, err
 	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
 	mgrOpts := ctrl.Options{
 		Scheme: Scheme(),
 		// Nothing reads managed fields from the cache; they are its largest part.
-		Cache:                   cache.Options{ByObject: controller.CacheByObject(), DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:                   cache.Options{ByObject: controller.CacheByObject(opts.Namespace), DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.HealthAddr,
 		PprofBindAddress:        opts.PprofAddr,
@@ -115,7 +127,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	}); err != nil {
 		return nil, err
 	}
-	if err := controller.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency}); err != nil {
+	if err := controller.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency, Profile: opts.Profile, Namespace: opts.Namespace}); err != nil {
 		return nil, fmt.Errorf("setting up the tenant controller: %w", err)
 	}
 	if opts.Webhook != nil {

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,6 +30,12 @@ type Holdings struct {
 	// QuotaUsed is what each namespace's ResourceQuota reports in use: a
 	// tenant-wide quota is shared out by it.
 	QuotaUsed map[string]corev1.ResourceList
+	// Stamps are what the TenantResources selecting the tenant keep in
+	// each of its namespaces.
+	Stamps []Stamp
+	// Served is the resource the API server serves each kind of
+	// spec.clusterResources at; a kind missing gets no grant.
+	Served map[schema.GroupKind]string
 }
 
 // Namespaces are the tenant's namespaces the render fills: the assigned

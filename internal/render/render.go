@@ -43,13 +43,15 @@ const (
 //
 // The order is fixed: Namespaces in spec order, then the self-service ones;
 // then per namespace its ServiceAccount, RoleBindings, ResourceQuota,
-// LimitRange, NetworkPolicy and variables ConfigMap; then the
-// ClusterRoleBindings of extraClusterRoles; then with owners the
-// ClusterRole and binding of their view; then, with template sources,
-// the templates' account and variables in TemplatesNamespace and its
-// binding in each tenant namespace; then per source its GitRepository and
-// Kustomization. No object carries an ownerReference: the controller
-// decides ownership.
+// LimitRange, NetworkPolicy and variables ConfigMap, and the objects the
+// TenantResources stamp; then the ClusterRoleBindings of
+// extraClusterRoles; then the role and binding of approved cluster
+// resources; then with owners the ClusterRole and binding of their view;
+// then, with template sources, the templates' account and variables in
+// TemplatesNamespace and its binding in each tenant namespace; then per
+// source its GitRepository and Kustomization; then the notifications'
+// Provider and Alert. No object carries an ownerReference: the
+// controller decides ownership.
 func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	errs := apivalidation.ValidateTenant(t)
 	errs = append(errs, validateSelfService(t, h.SelfService)...)
@@ -70,10 +72,16 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	}
 	for _, ns := range all {
 		objects = append(objects, guarded(t, ns, all, hards[ns])...)
+		stamps, err := stamped(t, ns, h.Stamps)
+		if err != nil {
+			return nil, err
+		}
+		objects = append(objects, stamps...)
 	}
 	for _, role := range t.Spec.ExtraClusterRoles {
 		objects = append(objects, clusterRoleBinding(t, role))
 	}
+	objects = append(objects, clusterResources(t, h.Served)...)
 	if len(t.Spec.Owners) > 0 {
 		objects = append(objects, ownerView(t, all)...)
 	}
@@ -85,6 +93,12 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	}
 	for _, src := range t.Spec.Sources {
 		objects = append(objects, gitRepository(t, src), kustomization(t, src))
+	}
+	if t.Spec.Notifications != nil && len(all) > 0 {
+		objects = append(objects, notifications(t)...)
+	}
+	if err := clashes(objects); err != nil {
+		return nil, err
 	}
 	return h.keep(objects), nil
 }
