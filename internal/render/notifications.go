@@ -1,9 +1,9 @@
 package render
 
 import (
-	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"

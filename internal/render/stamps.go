@@ -32,11 +32,11 @@ type Stamp struct {
 // stampKinds are the kinds a TenantResource may stamp, the kinds the guard
 // watches in tenant namespaces, so that LL010 keeps them from tenants.
 var stampKinds = map[schema.GroupVersionKind]func() client.Object{
-	corev1.SchemeGroupVersion.WithKind("ConfigMap"):            func() client.Object { return &corev1.ConfigMap{} },
-	corev1.SchemeGroupVersion.WithKind("Secret"):               func() client.Object { return &corev1.Secret{} },
-	corev1.SchemeGroupVersion.WithKind("ServiceAccount"):       func() client.Object { return &corev1.ServiceAccount{} },
-	corev1.SchemeGroupVersion.WithKind("LimitRange"):           func() client.Object { return &corev1.LimitRange{} },
-	corev1.SchemeGroupVersion.WithKind("ResourceQuota"):        func() client.Object { return &corev1.ResourceQuota{} },
+	corev1.SchemeGroupVersion.WithKind("ConfigMap"):           func() client.Object { return &corev1.ConfigMap{} },
+	corev1.SchemeGroupVersion.WithKind("Secret"):              func() client.Object { return &corev1.Secret{} },
+	corev1.SchemeGroupVersion.WithKind("ServiceAccount"):      func() client.Object { return &corev1.ServiceAccount{} },
+	corev1.SchemeGroupVersion.WithKind("LimitRange"):          func() client.Object { return &corev1.LimitRange{} },
+	corev1.SchemeGroupVersion.WithKind("ResourceQuota"):       func() client.Object { return &corev1.ResourceQuota{} },
 	networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"): func() client.Object { return &networkingv1.NetworkPolicy{} },
 }
 
