@@ -26,7 +26,7 @@ type TenantResourceSpec struct {
 	// the namespace is Landlord's to set.
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:validation:XValidation:rule="self.all(o, (o.apiVersion == 'v1' && o.kind in ['ConfigMap', 'Secret', 'ServiceAccount', 'LimitRange', 'ResourceQuota']) || (o.apiVersion == 'networking.k8s.io/v1' && o.kind == 'NetworkPolicy'))",message="spec.objects[] must be a v1 ConfigMap, Secret, ServiceAccount, LimitRange or ResourceQuota, or a networking.k8s.io/v1 NetworkPolicy"
-	// +kubebuilder:validation:XValidation:rule="self.all(o, o.metadata.name != '' && !has(o.metadata.namespace) && !has(o.metadata.generateName))",message="spec.objects[].metadata must set a name and no namespace: each tenant namespace gets a copy"
+	// +kubebuilder:validation:XValidation:rule="self.all(o, size(o.metadata.name) > 0 && !has(o.metadata.namespace) && !has(o.metadata.generateName))",message="spec.objects[].metadata must set a name and no namespace: each tenant namespace gets a copy"
 	// +optional
 	Objects []Manifest `json:"objects,omitempty"`
 
