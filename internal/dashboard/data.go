@@ -55,8 +55,34 @@ type tenantPage struct {
 	Denials     []denial
 	// DenialsNote says why denials could not be read.
 	DenialsNote string
-	Audit       []audit.Check
+	Audit       *auditView
 	AuditNote   string
+}
+
+// auditView puts the checks that did not pass first; those that did are
+// folded away.
+type auditView struct {
+	Total           int
+	Problems        []audit.Check
+	Passed          []audit.Check
+	Failed, Skipped int
+}
+
+func newAuditView(checks []audit.Check) *auditView {
+	v := &auditView{Total: len(checks)}
+	for _, c := range checks {
+		switch c.Result {
+		case audit.Pass:
+			v.Passed = append(v.Passed, c)
+			continue
+		case audit.Fail:
+			v.Failed++
+		default:
+			v.Skipped++
+		}
+		v.Problems = append(v.Problems, c)
+	}
+	return v
 }
 
 type namespaceView struct {

@@ -14,7 +14,10 @@
         location.assign("/login");
         return;
       }
+      // What the reader unfolded stays unfolded.
+      const open = [...main.querySelectorAll("details[open][id]")].map((d) => d.id);
       main.innerHTML = await resp.text();
+      open.forEach((id) => document.getElementById(id)?.setAttribute("open", ""));
       status.textContent = "updated " + new Date().toLocaleTimeString();
       status.className = resp.ok ? "" : "stale";
     } catch (e) {
