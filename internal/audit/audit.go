@@ -29,6 +29,8 @@ const (
 type Check struct {
 	// Tenant is the tenant checked, empty for cluster-wide checks.
 	Tenant string `json:"tenant,omitempty"`
+	// Namespace is the one namespace checked, when the check is of one.
+	Namespace string `json:"namespace,omitempty"`
 	// Kind groups checks: ready, access, escape, holdings, released or flux.
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`

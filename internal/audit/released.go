@@ -32,7 +32,7 @@ func (a *Auditor) released(ctx context.Context, names []string) ([]Check, error)
 		if len(names) > 0 && !slices.Contains(names, by) {
 			continue
 		}
-		c := Check{Tenant: by, Kind: "released", Name: "released namespace " + ns.Name + " holds no tenant access and nothing that syncs", Result: Pass}
+		c := Check{Tenant: by, Namespace: ns.Name, Kind: "released", Name: "released namespace " + ns.Name + " holds no tenant access and nothing that syncs", Result: Pass}
 		problems, err := a.releasedProblems(ctx, ns.Name, by)
 		if err != nil {
 			return nil, err
