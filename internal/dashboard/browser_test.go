@@ -145,13 +145,16 @@ func newBrowser(t *testing.T, path string) *browser {
 	ctx, cancel := chromedp.NewContext(alloc)
 	b := &browser{ctx: ctx}
 	t.Cleanup(func() {
-		b.pending.Wait()
 		cancel()
 		cancelAlloc()
 	})
 	// The listener must return at once: bodies are asked for by another
 	// goroutine, in the order their loading finished.
-	finished := make(chan response, 4096)
+	type loaded struct {
+		url string
+		id  network.RequestID
+	}
+	finished := make(chan loaded, 4096)
 	urls := map[network.RequestID]string{}
 	err := chromedp.Listen(ctx, func(ev any) {
 		switch e := ev.(type) {
@@ -160,7 +163,7 @@ func newBrowser(t *testing.T, path string) *browser {
 		case *network.EventLoadingFinished:
 			if url, ok := urls[e.RequestID]; ok {
 				b.pending.Add(1)
-				finished <- response{url: url, body: string(e.RequestID)}
+				finished <- loaded{url: url, id: e.RequestID}
 			}
 		}
 	})
@@ -168,9 +171,15 @@ func newBrowser(t *testing.T, path string) *browser {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	go func() {
-		for r := range finished {
-			res, err := chromedp.Call(ctx, network.GetResponseBody, network.GetResponseBodyParams{RequestID: network.RequestID(r.body)})
-			r.body = string(res.Body)
+		for {
+			var l loaded
+			select {
+			case l = <-finished:
+			case <-ctx.Done():
+				return
+			}
+			res, err := chromedp.Call(ctx, network.GetResponseBody, network.GetResponseBodyParams{RequestID: l.id})
+			r := response{url: l.url, body: string(res.Body)}
 			if err != nil {
 				r.body = "unreadable: " + err.Error()
 			}
