@@ -27,6 +27,7 @@ func newTenantCommand(kube kubeFlags) *cobra.Command {
 		newTenantGetCommand(kube, runTenantGet),
 		newTenantDeleteCommand(kube, runTenantDelete),
 		newTenantKubeconfigCommand(kube),
+		newTenantImportCommand(runTenantImport),
 	)
 	return cmd
 }

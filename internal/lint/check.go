@@ -14,6 +14,7 @@ import (
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -21,6 +22,7 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/handmade"
 )
 
 // linter collects the findings of one run.
@@ -427,6 +429,23 @@ func (l *linter) tenantsOf(u *unit) *unitTenants {
 		ut.byName[t.Name] = &tenantObject{tenant: t, object: o}
 		all = append(all, t)
 	}
+	wrapped := make([]*handmade.Object, len(u.objects))
+	of := make(map[*handmade.Object]*object, len(u.objects))
+	for i, o := range u.objects {
+		wrapped[i] = &handmade.Object{Unstructured: &unstructured.Unstructured{Object: o.obj}, File: o.file}
+		of[wrapped[i]] = o
+	}
+	for _, h := range handmade.Find(wrapped).Tenants {
+		if ut.byName[h.Tenant.Name] != nil {
+			continue // a Tenant object of the same name holds it
+		}
+		to := &tenantObject{tenant: h.Tenant, object: of[h.Syncs[0]]}
+		for _, ks := range h.Syncs {
+			to.syncs = append(to.syncs, of[ks])
+		}
+		ut.byName[h.Tenant.Name] = to
+		all = append(all, h.Tenant)
+	}
 	ut.index = newTenantIndex(all)
 	l.tenants[u] = ut
 	return ut
@@ -436,6 +455,9 @@ func (l *linter) tenantsOf(u *unit) *unitTenants {
 type tenantObject struct {
 	tenant *v1alpha1.Tenant
 	object *object
+	// syncs are, for a tenant made by hand, the Kustomization syncing each
+	// of its sources, which Flux applies instead of a rendered one.
+	syncs []*object
 }
 
 // isKind reports whether gvk is group/kind of any version.

@@ -153,6 +153,11 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return l.sorted(), nil
+}
+
+// sorted are the findings by repository, file, line, rule and message.
+func (l *linter) sorted() []Finding {
 	findings := make([]Finding, 0, len(l.found))
 	for f := range l.found {
 		findings = append(findings, f)
@@ -161,7 +166,7 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 		return cmp.Or(cmp.Compare(a.Repo, b.Repo), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 	})
-	return findings, nil
+	return findings
 }
 
 // each runs f for 0 to n-1 on GOMAXPROCS goroutines and returns the error

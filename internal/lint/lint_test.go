@@ -421,7 +421,7 @@ func TestLintErrors(t *testing.T) {
 		"no fleet":         {lint.Options{}, "no fleet directory"},
 		"fleet not a dir":  {lint.Options{Dir: filepath.Join(fleetDir, "README.md")}, "not a directory"},
 		"missing fleet":    {lint.Options{Dir: filepath.Join(fleetDir, "nope")}, "no such file"},
-		"unknown tenant":   {lint.Options{Dir: fleetDir, TenantRepos: []lint.TenantRepo{{Tenant: "nobody", Dir: repoDir}}}, "no Tenant nobody in the kustomizations the fleet applies; allowed: dev-team, ops"},
+		"unknown tenant":   {lint.Options{Dir: fleetDir, TenantRepos: []lint.TenantRepo{{Tenant: "nobody", Dir: repoDir}}}, "no Tenant nobody, nor a tenant made by hand of that name, in the kustomizations the fleet applies; allowed: dev-team, ops"},
 		"unknown source":   {lint.Options{Dir: fleetDir, TenantRepos: []lint.TenantRepo{{Tenant: "dev-team", Source: "x", Dir: repoDir}}}, "has no Git source x; allowed: dev-team"},
 		"repository twice": {lint.Options{Dir: fleetDir, TenantRepos: []lint.TenantRepo{{Tenant: "ops", Dir: repoDir}, {Tenant: "ops", Dir: repoDir}}}, "given twice"},
 	} {

@@ -61,7 +61,7 @@ func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
 			found = slices.AppendSeq(found, maps.Keys(l.tenantsOf(u).byName))
 		}
 		slices.Sort(found)
-		return fmt.Errorf("--tenant-repo %s: no Tenant %s in the kustomizations the fleet applies; allowed: %s",
+		return fmt.Errorf("--tenant-repo %s: no Tenant %s, nor a tenant made by hand of that name, in the kustomizations the fleet applies; allowed: %s",
 			tr.Tenant, tr.Tenant, strings.Join(slices.Compact(found), ", "))
 	}
 	return l.ctx.Err()
@@ -98,31 +98,17 @@ func gitSource(t *v1alpha1.Tenant, name string) (int, error) {
 // substituted, in its target namespace, as the tenant's reconciler.
 func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int) error {
 	t := to.tenant
-	objects, err := render.Objects(t, render.Holdings{})
-	if err != nil {
-		l.add(to.object.repo.finding(RuleSchema, to.object.file, to.object.line("spec"), "tenant "+t.Name+" does not render: "+err.Error()))
-		return nil
+	ks, vars, err := l.syncOf(to, i)
+	if err != nil || ks == nil {
+		return err
 	}
-	var ks *kustomizev1.Kustomization
-	configMaps := map[string]*corev1.ConfigMap{}
-	for _, obj := range objects {
-		switch o := obj.(type) {
-		case *kustomizev1.Kustomization:
-			if o.Name == t.Spec.Sources[i].Name {
-				ks = o
-			}
-		case *corev1.ConfigMap:
-			configMaps[o.Namespace+"/"+o.Name] = o
-		}
-	}
-	if ks == nil {
-		return fmt.Errorf("tenant %s renders no Kustomization for source %s", t.Name, t.Spec.Sources[i].Name)
-	}
-	vars := postBuildVariables(ks, configMaps)
 	dir := path.Clean(strings.TrimPrefix(ks.Spec.Path, "/"))
 	if !isDir(r, dir) {
-		field := fmt.Sprintf("spec.sources[%d].path", i)
-		l.add(to.object.repo.finding(RuleSourcePath, to.object.file, to.object.line(field),
+		declared, field := to.object, fmt.Sprintf("spec.sources[%d].path", i)
+		if to.syncs != nil {
+			declared, field = to.syncs[i], "spec.path"
+		}
+		l.add(declared.repo.finding(RuleSourcePath, declared.file, declared.line(field),
 			fmt.Sprintf("%s: %q is not a directory of tenant %s's repository; Flux would fail Kustomization %s/%s", field, ks.Spec.Path, t.Name, ks.Namespace, ks.Name)))
 		return nil
 	}
@@ -164,6 +150,45 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 		}
 	}
 	return nil
+}
+
+// syncOf is the Flux Kustomization that syncs source i of the tenant and
+// the variables it substitutes: the one Landlord renders for a Tenant, the
+// fleet's own for a tenant made by hand. Nil when the Tenant does not
+// render, which a finding says.
+func (l *linter) syncOf(to *tenantObject, i int) (*kustomizev1.Kustomization, map[string]string, error) {
+	t := to.tenant
+	if to.syncs != nil {
+		ks := &kustomizev1.Kustomization{}
+		if err := decode(to.syncs[i].obj, ks); err != nil {
+			return nil, nil, nil // its schema findings say why
+		}
+		if ks.Namespace == "" {
+			ks.Namespace = to.syncs[i].namespace
+		}
+		return ks, postBuildVariables(ks, nil), nil
+	}
+	objects, err := render.Objects(t, render.Holdings{})
+	if err != nil {
+		l.add(to.object.repo.finding(RuleSchema, to.object.file, to.object.line("spec"), "tenant "+t.Name+" does not render: "+err.Error()))
+		return nil, nil, nil
+	}
+	var ks *kustomizev1.Kustomization
+	configMaps := map[string]*corev1.ConfigMap{}
+	for _, obj := range objects {
+		switch o := obj.(type) {
+		case *kustomizev1.Kustomization:
+			if o.Name == t.Spec.Sources[i].Name {
+				ks = o
+			}
+		case *corev1.ConfigMap:
+			configMaps[o.Namespace+"/"+o.Name] = o
+		}
+	}
+	if ks == nil {
+		return nil, nil, fmt.Errorf("tenant %s renders no Kustomization for source %s", t.Name, t.Spec.Sources[i].Name)
+	}
+	return ks, postBuildVariables(ks, configMaps), nil
 }
 
 // unbuilt validates what lint can read of a tenant's build it does not run

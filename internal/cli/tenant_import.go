@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/landlord-dev/landlord/internal/apivalidation"
+	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/handmade"
+	"github.com/landlord-dev/landlord/internal/lint"
+)
+
+type tenantImportOptions struct {
+	dir    string
+	outDir string
+}
+
+func newTenantImportCommand(run func(*cobra.Command, tenantImportOptions) error) *cobra.Command {
+	opts := tenantImportOptions{}
+	cmd := &cobra.Command{
+		Use:   "import [FLEET_DIR]",
+		Short: "Write the Tenants equivalent to a fleet's hand-made tenants",
+		Long: `Read the fleet repository in FLEET_DIR (default .) as Flux applies it, find
+the tenants made by hand the way Flux's multi-tenancy guide makes them
+(flux create tenant --export: a namespace, a reconciler service account and
+its RoleBinding; then a GitRepository and a Kustomization syncing it as that
+account), and write the equivalent Tenant of each: its namespaces, its
+reconciler, and a source per Kustomization with the repository's URL and
+ref and the Kustomization's path, interval, prune, timeout, target
+namespace, dependencies, decryption and substituted variables.
+
+Each Tenant is printed as YAML under a comment naming the fleet directory
+Flux applies it from, or with -o DIR written to DIR/<that directory>/<tenant>.yaml.
+What does not map is printed on stderr as FILE:LINE: MESSAGE, among it: a
+RoleBinding to cluster-admin (the Tenant's reconciler holds the default
+tenant role instead), the Flux impersonation user flux create tenant binds,
+Kustomization and GitRepository fields a Tenant does not hold, other
+objects in the tenant's namespaces, HelmReleases a tenant's account runs.
+
+Review both, then replace the hand-made objects with the Tenants in one
+pull request.`,
+		Example: `  landlord tenant import ./fleet
+  landlord tenant import ./fleet -o ./fleet-tenants`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.dir = "."
+			if len(args) == 1 {
+				opts.dir = args[0]
+			}
+			return run(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.outDir, "output-dir", "o", "", "write each Tenant to DIR/<fleet directory>/<tenant>.yaml instead of printing it")
+	return cmd
+}
+
+func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
+	builds, findings, err := lint.Applied(cmd.Context(), opts.dir)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	for _, f := range findings {
+		if f.Rule == lint.RuleBuild.ID {
+			fmt.Fprintf(stderr, "%s (its tenants are not imported)\n", f)
+		}
+	}
+	imported := 0
+	for _, b := range builds {
+		res := handmade.Find(b.Objects)
+		for _, t := range res.Tenants {
+			data, err := fleet.MarshalTenant(t.Tenant)
+			if err != nil {
+				return err
+			}
+			if err := writeImported(cmd.OutOrStdout(), opts.outDir, b.Dir, t.Tenant.Name, data); err != nil {
+				return err
+			}
+			imported++
+			for _, n := range t.Notes {
+				fmt.Fprintln(stderr, n)
+			}
+			for _, e := range apivalidation.ValidateTenant(t.Tenant) {
+				fmt.Fprintf(stderr, "%s: the imported Tenant %s is not valid, edit it: %v\n", t.Syncs[0].File, t.Tenant.Name, e)
+			}
+		}
+		for _, n := range res.Notes {
+			fmt.Fprintln(stderr, n)
+		}
+	}
+	if imported == 0 {
+		return fmt.Errorf("%s: no tenant made by hand in what Flux applies: a Kustomization syncing a GitRepository of its namespace as a service account a RoleBinding there binds", opts.dir)
+	}
+	return nil
+}
+
+// writeImported prints a Tenant under a comment naming where Flux applies
+// it from, or writes it to outDir/dir/name.yaml.
+func writeImported(w io.Writer, outDir, dir, name string, data []byte) error {
+	if outDir == "" {
+		_, err := fmt.Fprintf(w, "---\n# %s\n%s", strings.TrimSuffix(dir, "/")+"/", data)
+		return err
+	}
+	path := filepath.Join(outDir, filepath.FromSlash(dir), name+".yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
