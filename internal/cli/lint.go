@@ -33,17 +33,39 @@ repositories of its tenants, without a cluster:
 - every object is valid against the OpenAPI schema the apiserver serves for
   it: built-in kinds of Kubernetes, Flux's and Landlord's CRDs, and the CRDs
   the fleet itself installs; custom resources, Tenants among them, also
-  against their CRD's CEL rules;
+  against their CRD's CEL rules; a kind none of them defines (a CRD that
+  arrives with a HelmRelease, say) against the JSON schema of the first
+  --schema-location holding one, else it is a warning (an error with
+  --strict);
 - every object of a tenant repository passes Landlord's guard as the
   tenant's reconciler applies it, in the directory each of the tenant's
-  clusters syncs, with the tenant's variables substituted;
+  clusters syncs, with the tenant's variables substituted. A tenant is a
+  Tenant of the fleet, or one made by hand as flux create tenant makes it
+  (a namespace, a reconciler service account a RoleBinding there binds, a
+  Kustomization syncing a GitRepository of that namespace as the account),
+  named by its toolkit.fluxcd.io/tenant label or its account, judged as
+  the Tenant landlord tenant import writes for it;
 - no Secret is committed without SOPS encryption.
 
-Each finding prints as FILE:LINE: RULE: MESSAGE, FILE relative to its
-repository; a tenant repository's messages start with the tenant's name.
--o json prints a list of {file, line, rule, message} objects, with repo
-naming the tenant for a tenant repository's. Exit status 1 when there are
-findings.
+--schema-location takes kubeconform's values, repeatable, tried in order:
+default (the schemas above, always used first), a directory laid out as
+kubernetes-json-schema (DIR/master-standalone[-strict]/KIND-GROUP-VERSION.json),
+or a Go template of a path ending in .json with the variables
+{{ .ResourceKind }} (lower case), {{ .ResourceAPIVersion }}, {{ .Group }},
+{{ .KindSuffix }}, {{ .StrictSuffix }} (-strict with --strict) and
+{{ .NormalizedKubernetesVersion }} (master). Lint runs offline: no URLs.
+
+Output (-o):
+  text    FILE:LINE: RULE: MESSAGE, FILE relative to its repository, a
+          tenant repository's messages starting with the tenant's name, a
+          warning's with "warning: "
+  json    a list of {repo, file, line, rule, severity, message}
+  sarif   SARIF 2.1.0 for GitHub code scanning: every rule below, each
+          finding at its file relative to the checkout (the Git work tree
+          lint runs in), a tenant repository outside it under uriBaseId
+          TENANT_<name>
+  github  GitHub Actions workflow commands, ::error or ::warning
+Exit status 1 when there are findings that are not warnings.
 
 Rules of lint:
 ` + ruleTable(lintRules()) + `
@@ -51,7 +73,9 @@ Rules of the guard (the policy engine):
 ` + ruleTable(policyRules()),
 		Example: `  landlord lint .
   landlord lint ./fleet --tenant-repo dev-team=../dev-team -o json
-  landlord lint ./fleet --tenant-repo dev-team/apps=../dev-team-apps`,
+  landlord lint ./fleet --tenant-repo dev-team/apps=../dev-team-apps
+  landlord lint ./fleet -o sarif > lint.sarif
+  landlord lint ./fleet --strict --schema-location default --schema-location 'schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = "."

@@ -34,7 +34,7 @@ var (
 	RuleBuild          = Rule{"LINT001", "build-error", "Flux cannot build a kustomization that kustomize cannot build"}
 	RuleSchema         = Rule{"LINT002", "schema", "the apiserver refuses, or silently drops, what its OpenAPI schema does not allow"}
 	RuleValidationRule = Rule{"LINT003", "validation-rule", "the apiserver refuses a custom resource that fails its CRD's x-kubernetes-validations (CEL) rules"}
-	RuleUnknownKind    = Rule{"LINT004", "unknown-kind", "no built-in kind, Flux or Landlord CRD, nor CRD in the fleet defines this apiVersion and kind"}
+	RuleUnknownKind    = Rule{"LINT004", "unknown-kind", "no built-in kind, Flux or Landlord CRD, CRD in the fleet, nor --schema-location defines this apiVersion and kind: lint cannot judge it (a warning unless --strict)"}
 	RuleRemoteBase     = Rule{"LINT005", "remote-base", "Flux runs with --no-remote-bases: a URL in a kustomization fails the build, and would pull content nobody reviewed"}
 	RulePathEscape     = Rule{"LINT006", "path-escape", "Flux builds in a checkout of the repository alone: a path leaving it fails the build"}
 	RuleSecret         = Rule{"LINT007", "unencrypted-secret", "a Secret committed without SOPS metadata is readable by anyone who can read the repository"}
