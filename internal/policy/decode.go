@@ -16,6 +16,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/json"
@@ -60,6 +61,8 @@ var kinds = map[schema.GroupKind]func() runtime.Object{
 	notificationv1beta3.GroupVersion.WithKind("Provider").GroupKind():            func() runtime.Object { return &notificationv1beta3.Provider{} },
 	imagev1.GroupVersion.WithKind(imagev1.ImageRepositoryKind).GroupKind():       func() runtime.Object { return &imagev1.ImageRepository{} },
 	imagev1.GroupVersion.WithKind(imagev1.ImagePolicyKind).GroupKind():           func() runtime.Object { return &imagev1.ImagePolicy{} },
+	// A tenant's approved CRD is judged for its conversion webhook.
+	{Group: apiextensionsv1.GroupName, Kind: "CustomResourceDefinition"}: func() runtime.Object { return &apiextensionsv1.CustomResourceDefinition{} },
 	imageautov1.GroupVersion.WithKind(imageautov1.ImageUpdateAutomationKind).GroupKind(): func() runtime.Object {
 		return &imageautov1.ImageUpdateAutomation{}
 	},

@@ -10,6 +10,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -51,6 +53,13 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Kind: "PersistentVolumeClaim"}:                                   newClaim(volumeName("pv-ops-data")),
 		{Group: "networking.k8s.io", Kind: "Ingress"}:                     newIngress("shop.example.com"),
 		{Group: "policy", Kind: "PodDisruptionBudget"}:                    newBudget(nil, quantity("0")),
+		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "example.com", Conversion: &apiextensionsv1.CustomResourceConversion{
+				Strategy: apiextensionsv1.WebhookConverter,
+				Webhook:  &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptrTo("https://attacker.example/convert")}},
+			}},
+		},
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -81,13 +83,58 @@ func kubernetesComponent(u authenticationv1.UserInfo) bool {
 var componentUsers = []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"}
 
 // clusterScoped is rule LL014: tenants write no cluster-scoped object, over
-// and above what RBAC grants them.
-func clusterScoped(who identity) field.ErrorList {
+// and above what RBAC grants them, but those spec.clusterResources
+// approves by kind and name; an approved CustomResourceDefinition still
+// names no conversion webhook.
+func clusterScoped(who identity, req Request) field.ErrorList {
 	if who.platform || who.tenant == nil {
 		return nil
 	}
+	if approved(who.tenant, req.Kind, req.Name) {
+		return conversionWebhook(who.tenant, req.Object)
+	}
 	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("metadata", "namespace"),
-		"tenant "+who.tenant.Name+" may not write cluster-scoped objects; allowed: objects in its namespaces "+quoteList(namespacesOf(who.tenant)))}
+		"tenant "+who.tenant.Name+" may not write cluster-scoped "+kindName(req)+"; allowed: objects in its namespaces "+quoteList(namespacesOf(who.tenant))+
+			", and the cluster-scoped objects its spec.clusterResources approves "+quoteList(approvals(who.tenant)))}
+}
+
+// approved reports whether the tenant's spec.clusterResources names kind
+// at name.
+func approved(t *v1alpha1.Tenant, kind schema.GroupKind, name string) bool {
+	return slices.ContainsFunc(t.Spec.ClusterResources, func(cr v1alpha1.ClusterResource) bool {
+		return cr.APIGroup == kind.Group && cr.Kind == kind.Kind && slices.Contains(cr.Names, name)
+	})
+}
+
+// approvals lists what spec.clusterResources approves, for messages.
+func approvals(t *v1alpha1.Tenant) []string {
+	var out []string
+	for _, cr := range t.Spec.ClusterResources {
+		for _, name := range cr.Names {
+			out = append(out, schema.GroupKind{Group: cr.APIGroup, Kind: cr.Kind}.String()+" "+name)
+		}
+	}
+	return out
+}
+
+// kindName names the object of a request in a message.
+func kindName(req Request) string {
+	if req.Kind.Empty() {
+		return "objects"
+	}
+	return req.Kind.String() + " " + req.Name
+}
+
+// conversionWebhook refuses a tenant's CustomResourceDefinition that sends
+// its objects to a webhook: the API server would call a service the
+// tenant chose with every object of the kind, whoever wrote it.
+func conversionWebhook(t *v1alpha1.Tenant, obj runtime.Object) field.ErrorList {
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok || crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+		return nil
+	}
+	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("spec", "conversion", "strategy"),
+		"tenant "+t.Name+" may not make the API server call a conversion webhook; allowed: None")}
 }
 
 // managed is rule LL010: whoever is not the platform may not create, change

@@ -13,6 +13,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -44,7 +45,11 @@ type Request struct {
 	Namespace string                // "" for cluster-scoped objects
 	Object    runtime.Object        // decoded, typed (nil on DELETE)
 	OldObject runtime.Object        // decoded, typed (nil on CREATE)
-	User      authenticationv1.UserInfo
+	// Kind and Name identify the object whatever its kind, decoded or not:
+	// approved cluster resources are judged by them.
+	Kind schema.GroupKind
+	Name string
+	User authenticationv1.UserInfo
 	// Platform are the platform's admins beyond system:masters.
 	Platform Platform
 	// Shared answers for the Ingresses and default classes of the cluster;
@@ -78,7 +83,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	owner := tenants.ForNamespace(req.Namespace)
 	who := identify(req.User, tenants, req.Platform, nameOf(owner))
 	if req.Namespace == "" {
-		return clusterScoped(who)
+		return clusterScoped(who, req)
 	}
 	if owner == nil {
 		if claimant := tenants.Claimant(req.Namespace); claimant != "" && !who.platform {

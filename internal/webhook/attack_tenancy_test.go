@@ -92,8 +92,10 @@ func TestDenialBlamesTheRequester(t *testing.T) {
 		}
 		var onBlue, onRed bool
 		for _, e := range events.Items {
-			onBlue = onBlue || e.Regarding.Name == "blue" && e.Reason == "LL017"
-			onRed = onRed || e.Regarding.Name == "red" && e.Reason == "Targeted" && strings.Contains(e.Note, "mallory, acting for tenant blue")
+			// Each names the object refused and who wrote it.
+			refused := e.Related != nil && e.Related.Kind == "Service" && e.Related.Namespace == svc.Namespace && e.Related.Name == svc.Name
+			onBlue = onBlue || e.Regarding.Name == "blue" && e.Reason == "LL017" && refused && strings.HasPrefix(e.Note, "mallory was denied: ")
+			onRed = onRed || e.Regarding.Name == "red" && e.Reason == "Targeted" && refused && strings.Contains(e.Note, "mallory, acting for tenant blue")
 		}
 		if !onBlue || !onRed {
 			return fmt.Errorf("event LL017 on blue: %v, Targeted on red: %v", onBlue, onRed)

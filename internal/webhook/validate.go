@@ -114,15 +114,20 @@ func (v *validator) evaluate(req admission.Request, preq policy.Request) field.E
 func (v *validator) record(req admission.Request, rule, message string) {
 	target := v.target(req)
 	requester := v.requester(req, target)
+	// The object refused, named on the Event for whoever reads it.
+	written := &corev1.ObjectReference{
+		APIVersion: schema.GroupVersion{Group: req.Kind.Group, Version: req.Kind.Version}.String(),
+		Kind:       req.Kind.Kind, Namespace: req.Namespace, Name: req.Name,
+	}
 	name := ""
 	if requester != nil {
 		name = requester.Name
-		v.recorder.Eventf(requester, nil, corev1.EventTypeWarning, rule, "Denied", "%s", message)
+		v.recorder.Eventf(requester, written, corev1.EventTypeWarning, rule, "Denied", "%s was denied: %s", req.UserInfo.Username, message)
 	}
 	denials.WithLabelValues(name, rule).Inc()
 	if target != nil && (requester == nil || requester.Name != target.Name) {
 		targeted.WithLabelValues(target.Name, rule).Inc()
-		v.recorder.Eventf(target, nil, corev1.EventTypeWarning, "Targeted", rule,
+		v.recorder.Eventf(target, written, corev1.EventTypeWarning, "Targeted", rule,
 			"%s, acting for %s, was denied: %s", req.UserInfo.Username, tenantName(requester), message)
 	}
 }
@@ -175,6 +180,8 @@ func policyRequest(req admission.Request) (policy.Request, error) {
 		Namespace: req.Namespace,
 		Object:    obj,
 		OldObject: old,
+		Kind:      gvk.GroupKind(),
+		Name:      req.Name,
 		User:      req.UserInfo,
 	}, nil
 }
