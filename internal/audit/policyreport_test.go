@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/ssa/utils"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,12 +42,12 @@ func TestAuditPolicyReports(t *testing.T) {
 	t.Cleanup(func() { _ = k8s.Delete(ctx, ochre) })
 	run := func(args ...string) (stdout, stderr string) {
 		var out, errOut bytes.Buffer
-		cli.Execute(append([]string{"audit", "--kubeconfig", env.KubeconfigPath, "--tenant", "ochre"}, args...), &out, &errOut)
+		cli.Execute(append([]string{"audit", "--kubeconfig", env.KubeconfigPath}, args...), &out, &errOut)
 		return out.String(), errOut.String()
 	}
 	var checks []audit.Check
 	testenv.Eventually(t, time.Minute, func() error {
-		out, errOut := run("-o", "json")
+		out, errOut := run("--tenant", "ochre", "-o", "json")
 		checks = nil
 		if err := json.Unmarshal([]byte(out), &checks); err != nil {
 			return fmt.Errorf("%v: %s", err, errOut)
@@ -65,7 +66,7 @@ func TestAuditPolicyReports(t *testing.T) {
 		}
 	}
 
-	out, errOut := run("-o", "policyreport")
+	out, errOut := run("--tenant", "ochre", "-o", "policyreport")
 	reports, err := utils.ReadObjects(strings.NewReader(out))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -103,7 +104,7 @@ func TestAuditPolicyReports(t *testing.T) {
 		t.Errorf("a result PASS: %v, want results[0].result refused", err)
 	}
 
-	_, errOut = run("--write-reports")
+	_, errOut = run("--tenant", "ochre", "--write-reports")
 	for _, name := range want {
 		if !strings.Contains(errOut, strings.ToLower(name)+" written") {
 			t.Errorf("--write-reports did not report %s written:\n%s", name, errOut)
@@ -120,6 +121,24 @@ func TestAuditPolicyReports(t *testing.T) {
 	}
 	if m := live.GetManagedFields(); len(m) != 1 || m[0].Manager != audit.ReportSource || m[0].Operation != metav1.ManagedFieldsOperationApply {
 		t.Errorf("managed fields %+v, want one Apply by %s", m, audit.ReportSource)
+	}
+
+	// A full audit deletes Landlord's report where no tenant is any more,
+	// and leaves the tenants' own.
+	stale := reports[0].DeepCopy()
+	stale.SetNamespace(metav1.NamespaceDefault)
+	if err := k8s.Create(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut = run("--write-reports")
+	if !strings.Contains(errOut, "policyreport default/landlord-audit deleted") {
+		t.Errorf("a full audit did not report the stale report deleted:\n%s", errOut)
+	}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(stale), stale); !apierrors.IsNotFound(err) {
+		t.Errorf("stale report: %v, want NotFound", err)
+	}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(live), live); err != nil {
+		t.Errorf("ochre's report after a full audit: %v", err)
 	}
 }
 

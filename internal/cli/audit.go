@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -124,11 +125,39 @@ func writeAudit(ctx context.Context, out, errOut io.Writer, c client.Client, che
 	if !opts.writeReports {
 		return nil
 	}
+	written := map[string]bool{}
 	for _, r := range reports {
 		if err := apply.Objects(ctx, c, audit.ReportSource, r); err != nil {
 			return fmt.Errorf("writing the reports (is the PolicyReport CRD installed?): %w", err)
 		}
+		written[r.GetNamespace()] = true
 		fmt.Fprintf(errOut, "%s %s written\n", strings.ToLower(r.GetKind()), client.ObjectKeyFromObject(r))
+	}
+	if len(opts.tenants) > 0 {
+		return nil
+	}
+	return pruneReports(ctx, errOut, c, written)
+}
+
+// pruneReports deletes Landlord's PolicyReports in namespaces a full audit
+// wrote none in, such as one its tenant let go: they would show checks of
+// a tenant that no longer holds the namespace.
+func pruneReports(ctx context.Context, errOut io.Writer, c client.Client, written map[string]bool) error {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(audit.ReportAPIVersion)
+	list.SetKind("PolicyReportList")
+	if err := c.List(ctx, list, client.MatchingLabels{"app.kubernetes.io/managed-by": audit.ReportSource}); err != nil {
+		return fmt.Errorf("listing the reports: %w", err)
+	}
+	for i := range list.Items {
+		r := &list.Items[i]
+		if r.GetName() != audit.ReportName || written[r.GetNamespace()] {
+			continue
+		}
+		if err := c.Delete(ctx, r); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting policyreport %s: %w", client.ObjectKeyFromObject(r), err)
+		}
+		fmt.Fprintf(errOut, "policyreport %s deleted\n", client.ObjectKeyFromObject(r))
 	}
 	return nil
 }
