@@ -71,6 +71,14 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 		}
 	}
 	imported := 0
+	// A base several clusters' builds take in says the same in each.
+	said := map[string]bool{}
+	note := func(n handmade.Note) {
+		if line := n.String(); !said[line] {
+			said[line] = true
+			fmt.Fprintln(stderr, line)
+		}
+	}
 	for _, b := range builds {
 		res := handmade.Find(b.Objects)
 		for _, t := range res.Tenants {
@@ -83,14 +91,14 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 			}
 			imported++
 			for _, n := range t.Notes {
-				fmt.Fprintln(stderr, n)
+				note(n)
 			}
 			for _, e := range apivalidation.ValidateTenant(t.Tenant) {
 				fmt.Fprintf(stderr, "%s: the imported Tenant %s is not valid, edit it: %v\n", t.Syncs[0].File, t.Tenant.Name, e)
 			}
 		}
 		for _, n := range res.Notes {
-			fmt.Fprintln(stderr, n)
+			note(n)
 		}
 	}
 	if imported == 0 {
