@@ -224,6 +224,30 @@ kind: ResourceQuota
 metadata: {name: q, namespace: default}
 spec: {hard: {requests.cpu: 1x}}
 `},
+		"CRD, JSON defaults and examples": {valid: true, yaml: `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            default: {size: 1}
+            example: {size: 2, extra: {any: [1, two]}}
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              size: {type: integer, default: 1}
+              port: {x-kubernetes-int-or-string: true, default: 8080}
+`},
 		"custom resource, every extension": {valid: true, yaml: `apiVersion: example.com/v1
 kind: Widget
 metadata: {name: w, namespace: default}
