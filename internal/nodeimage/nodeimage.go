@@ -47,31 +47,40 @@ const nonRoot = 65532
 // Build compiles ref's command from the module at moduleDir for this
 // machine's architecture and writes the image to out.
 func Build(ctx context.Context, moduleDir, ref, out string) error {
-	pkg, ok := commands[ref]
-	if !ok {
-		return fmt.Errorf("nodeimage: unknown image %q: one of %v", ref, References())
-	}
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return err
 	}
-	binary, err := os.MkdirTemp("", "nodeimage-")
+	dir, err := os.MkdirTemp("", "nodeimage-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(binary)
-	binary = filepath.Join(binary, path.Base(pkg))
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", binary, pkg)
-	cmd.Dir = moduleDir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
-	if output, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("nodeimage: build %s: %w\n%s", pkg, err, output)
+	defer os.RemoveAll(dir)
+	binary := filepath.Join(dir, path.Base(commands[ref]))
+	if err := Compile(ctx, moduleDir, ref, binary); err != nil {
+		return err
 	}
 	img, err := image(binary)
 	if err != nil {
 		return fmt.Errorf("nodeimage: %s: %w", ref, err)
 	}
 	return tarball.WriteToFile(out, tag, img)
+}
+
+// Compile writes the static binary of ref's command to out, for this
+// machine: the node also runs pause itself, as the init of its namespaces.
+func Compile(ctx context.Context, moduleDir, ref, out string) error {
+	pkg, ok := commands[ref]
+	if !ok {
+		return fmt.Errorf("nodeimage: unknown image %q: one of %v", ref, References())
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd.Dir = moduleDir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("nodeimage: build %s: %w\n%s", pkg, err, output)
+	}
+	return nil
 }
 
 // image is binary alone at its base name in the root, as the entrypoint.

@@ -59,7 +59,7 @@ func apiserverArgs(dir string, p ports, certs *pki) []string {
 	}
 }
 
-func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string, workloads bool) []string {
+func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string, workloads, node bool) []string {
 	// The controllers that work without nodes; workload controllers only
 	// when asked, since no pod would ever run.
 	controllers := []string{
@@ -77,6 +77,11 @@ func controllerManagerArgs(dir string, p ports, certs *pki, kubeconfig string, w
 	}
 	if workloads {
 		controllers = append(controllers, "deployment-controller", "replicaset-controller", "job-controller", "cronjob-controller")
+	}
+	if node {
+		// kube-proxy routes Services to the EndpointSlices the first writes;
+		// the second lifts the not-ready taint a kubelet registers with.
+		controllers = append(controllers, "endpointslice-controller", "node-lifecycle-controller")
 	}
 	return []string{
 		"--kubeconfig=" + kubeconfig,

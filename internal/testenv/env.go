@@ -43,6 +43,11 @@ type Options struct {
 	// Workloads also runs the Deployment, ReplicaSet, Job and CronJob
 	// controllers: their Pods are created, though no node runs them.
 	Workloads bool
+	// Node also runs one node (built by make node-tools; needs root and
+	// Debian's containerd, runc, CNI plugins and iptables), kube-scheduler
+	// and the EndpointSlice controller: pods run, Services route and
+	// NetworkPolicies are enforced, all inside namespaces of its own.
+	Node bool
 }
 
 // Env is a running control plane. It is not safe for concurrent Stop calls.
@@ -56,9 +61,14 @@ type Env struct {
 	// FluxArgs are the flags each Flux controller was started with, by
 	// name; nil without Options.Flux.
 	FluxArgs map[string][]string
+	// Node is the running node; nil without Options.Node.
+	Node *Node
 
-	keepDir bool
-	procs   []*process // in start order
+	certs    *pki
+	apiPort  int
+	keepDir  bool
+	procs    []*process     // in start order
+	cleanups []func() error // after every process has stopped
 }
 
 // Start runs etcd, kube-apiserver and kube-controller-manager on free loopback
@@ -78,6 +88,14 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		}
 		flux = &found
 	}
+	var node *nodeBinaries
+	if opts.Node {
+		found, err := findNodeBinaries(opts.BinDir)
+		if err != nil {
+			return nil, err
+		}
+		node = &found
+	}
 	env := &Env{Dir: opts.Dir, keepDir: opts.Dir != ""}
 	if env.keepDir {
 		if err := os.MkdirAll(env.Dir, 0o700); err != nil {
@@ -85,6 +103,12 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		}
 	} else if env.Dir, err = makeTempDir(); err != nil {
 		return nil, err
+	}
+	if opts.Node {
+		// The node's processes run elsewhere than this working directory.
+		if env.Dir, err = filepath.Abs(env.Dir); err != nil {
+			return nil, err
+		}
 	}
 	timeout := opts.StartTimeout
 	switch {
@@ -94,9 +118,12 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	default:
 		timeout = defaultStartTimeout
 	}
+	if opts.Node && opts.StartTimeout == 0 {
+		timeout += nodeStartTimeout
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := env.start(ctx, bin, opts.Workloads); err != nil {
+	if err := env.start(ctx, bin, opts); err != nil {
 		return nil, errors.Join(err, env.Stop())
 	}
 	if flux != nil {
@@ -104,19 +131,26 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 			return nil, errors.Join(err, env.Stop())
 		}
 	}
+	if node != nil {
+		if err := env.startNode(ctx, *node, env.certs, env.apiPort); err != nil {
+			return nil, errors.Join(err, env.Stop())
+		}
+	}
 	return env, nil
 }
 
-func (e *Env) start(ctx context.Context, bin binaries, workloads bool) error {
+func (e *Env) start(ctx context.Context, bin binaries, opts Options) error {
 	certs, err := ensurePKI(filepath.Join(e.Dir, "pki"))
 	if err != nil {
 		return err
 	}
+	e.certs = certs
 	free, err := FreePorts(4)
 	if err != nil {
 		return err
 	}
 	p := ports{etcdClient: free[0], etcdPeer: free[1], apiserver: free[2], controllerManager: free[3]}
+	e.apiPort = p.apiserver
 	server := fmt.Sprintf("https://127.0.0.1:%d", p.apiserver)
 
 	e.KubeconfigPath = filepath.Join(e.Dir, "kubeconfig")
@@ -149,7 +183,14 @@ func (e *Env) start(ctx context.Context, bin binaries, workloads bool) error {
 	if err := os.WriteFile(filepath.Join(e.Dir, auditPolicyFile), []byte(auditPolicy), 0o600); err != nil {
 		return err
 	}
-	apiserver, err := e.run(APIServer, bin.apiserver, apiserverArgs(e.Dir, p, certs))
+	args := apiserverArgs(e.Dir, p, certs)
+	if opts.Node {
+		if err := os.WriteFile(filepath.Join(e.Dir, "egress-selector.yaml"), []byte(egressConfig(egressSocket(e.Dir))), 0o600); err != nil {
+			return err
+		}
+		args = append(args, nodeAPIServerArgs(e.Dir, certs)...)
+	}
+	apiserver, err := e.run(APIServer, bin.apiserver, args)
 	if err != nil {
 		return err
 	}
@@ -157,7 +198,7 @@ func (e *Env) start(ctx context.Context, bin binaries, workloads bool) error {
 	if err := e.waitFor(ctx, apiserver, "kube-apiserver /readyz", apiserver.ready); err != nil {
 		return err
 	}
-	controllerManager, err := e.run(ControllerManager, bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig, workloads))
+	controllerManager, err := e.run(ControllerManager, bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig, opts.Workloads, opts.Node))
 	if err != nil {
 		return err
 	}
@@ -184,6 +225,10 @@ func (e *Env) Stop() error {
 		errs = append(errs, e.procs[i].stop(stopGrace))
 	}
 	e.procs = nil
+	for _, cleanup := range e.cleanups {
+		errs = append(errs, cleanup())
+	}
+	e.cleanups = nil
 	if !e.keepDir {
 		if err := os.RemoveAll(e.Dir); err != nil {
 			errs = append(errs, fmt.Errorf("remove environment directory: %w", err))
