@@ -35,6 +35,7 @@ apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
   - namespace.yaml
+  - tenant-defaults.yaml
   - deployment.yaml
 images:
   - name: %s
@@ -91,6 +92,12 @@ keywords: [flux, gitops, multi-tenancy]
 		switch res.GetKind() {
 		case "Namespace", "CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
 			// Made by Helm, in crds/, by hand or by webhookTemplates.
+		case "ConfigMap":
+			if res.GetName() != "landlord-tenant-defaults" {
+				log.Fatalf("config/default has a %s the chart does not take: add it to hack/manifests/chart.go", res.CurId())
+			}
+			// templates/tenant-defaults.yaml, from values.yaml, whence
+			// writeTenantDefaults wrote it.
 		case "Service":
 			service = append(service, doc)
 		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":

@@ -33,6 +33,7 @@ func main() {
 		log.Fatal(err)
 	}
 	release := strings.TrimSpace(string(version))
+	writeTenantDefaults()
 	writeManagerKustomization(release)
 	writeChart(release)
 }

@@ -42,11 +42,17 @@ var tenantKind = sync.OnceValues(func() (*Kind, error) {
 // It is the one definition of a valid Tenant, for what never met an
 // apiserver (a fleet's YAML, the CLI's flags) and what did.
 func ValidateTenant(t *v1alpha1.Tenant) field.ErrorList {
-	k, err := tenantKind()
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)
+	return ValidateTenantObject(obj)
+}
+
+// ValidateTenantObject is ValidateTenant for a Tenant as generic JSON,
+// which may hold what its Go type cannot (a quantity that does not parse).
+func ValidateTenantObject(obj map[string]any) field.ErrorList {
+	k, err := tenantKind()
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}

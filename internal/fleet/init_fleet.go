@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 
+	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
@@ -180,8 +181,14 @@ func infrastructureFiles(dir string, opts FleetOptions) ([]file, error) {
 		if crdErr != nil {
 			return nil, crdErr
 		}
+		var own []any
+		for _, crd := range crds {
+			if crd.Spec.Group == v1alpha1.GroupVersion.Group {
+				own = append(own, crd)
+			}
+		}
 		var f file
-		f, err = objectFile(CRDFile, crds[0])
+		f, err = streamFile(CRDFile, own)
 		landlord = []file{f}
 	case HelmInstall:
 		chart := opts.Chart
@@ -228,18 +235,27 @@ func installFile() (file, error) {
 	if err != nil {
 		return file{}, err
 	}
+	all := make([]any, len(objects))
+	for i, obj := range objects {
+		all[i] = obj
+	}
+	return streamFile(InstallFile, all)
+}
+
+// streamFile is a YAML stream of objects.
+func streamFile(path string, objects []any) (file, error) {
 	var data []byte
 	for i, obj := range objects {
 		doc, err := marshal(obj)
 		if err != nil {
-			return file{}, fmt.Errorf("%s: %w", InstallFile, err)
+			return file{}, fmt.Errorf("%s: %w", path, err)
 		}
 		if i > 0 {
 			data = append(data, "---\n"...)
 		}
 		data = append(data, doc...)
 	}
-	return file{path: InstallFile, data: data}, nil
+	return file{path: path, data: data}, nil
 }
 
 // lockdownComponent is Flux's multi-tenancy lockdown: no cross-namespace

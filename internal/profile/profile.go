@@ -25,37 +25,46 @@ type Profile struct {
 }
 
 // Load reads a profile from a YAML file; an empty path is the empty
-// profile. Unknown keys and values the Tenant schema refuses are errors
-// that name the file and the key.
+// profile.
 func Load(path string) (Profile, error) {
-	var p Profile
 	if path == "" {
-		return p, nil
+		return Profile{}, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return p, fmt.Errorf("reading the tenant defaults: %w", err)
+		return Profile{}, fmt.Errorf("reading the tenant defaults: %w", err)
 	}
-	if err := yaml.UnmarshalStrict(data, &p); err != nil {
-		return p, fmt.Errorf("%s: %w (allowed keys: quota, limitRange)", path, err)
-	}
-	if errs := p.validate(); len(errs) > 0 {
-		return p, fmt.Errorf("%s: %w", path, errs.ToAggregate())
-	}
-	return p, nil
+	return Parse(data, path)
 }
 
-// validate judges the profile as the Tenant schema judges spec.quota and
-// spec.limitRange, the paths named as in the file.
-func (p Profile) validate() field.ErrorList {
-	probe := p.Apply(&v1alpha1.Tenant{Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "profile"}}}})
-	probe.Name = "profile"
+// Parse reads a profile from YAML; unknown keys and values the Tenant
+// schema refuses are errors that name source and the key.
+func Parse(data []byte, source string) (Profile, error) {
+	var fields map[string]any
+	if err := yaml.Unmarshal(data, &fields); err != nil {
+		return Profile{}, fmt.Errorf("%s: %w", source, err)
+	}
+	spec := map[string]any{"namespaces": []any{map[string]any{"name": "profile"}}}
+	for key, value := range fields {
+		if key != "quota" && key != "limitRange" {
+			return Profile{}, fmt.Errorf("%s: unknown key %q; allowed: quota, limitRange", source, key)
+		}
+		spec[key] = value
+	}
+	probe := map[string]any{"metadata": map[string]any{"name": "profile"}, "spec": spec}
 	var errs field.ErrorList
-	for _, e := range apivalidation.ValidateTenant(probe) {
+	for _, e := range apivalidation.ValidateTenantObject(probe) {
 		e.Field = strings.TrimPrefix(e.Field, "spec.")
 		errs = append(errs, e)
 	}
-	return errs
+	if len(errs) > 0 {
+		return Profile{}, fmt.Errorf("%s: %w", source, errs.ToAggregate())
+	}
+	var p Profile
+	if err := yaml.UnmarshalStrict(data, &p); err != nil {
+		return Profile{}, fmt.Errorf("%s: %w", source, err)
+	}
+	return p, nil
 }
 
 // Apply returns t with the profile's fields where t sets none; t itself is
