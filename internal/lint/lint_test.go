@@ -38,6 +38,7 @@ func scaffold(t *testing.T, fleetFiles, repoFiles map[string]string) (fleetDir, 
 		}
 		if o.Name == "dev-team" {
 			tenant.Spec.SelfService = &v1alpha1.SelfService{Prefix: "dev-team-", MaxNamespaces: 2}
+			tenant.Spec.ClusterResources = []v1alpha1.ClusterResource{{APIGroup: "storage.k8s.io", Kind: "StorageClass", Names: []string{"dev-team-fast"}}}
 		}
 		e := envs
 		if o.Name == "ops" {
@@ -195,6 +196,14 @@ metadata:
 				"dev-team:staging/kustomization.yaml:3: LINT005", "dev-team:staging/worker.yaml:6: LINT002",
 			},
 		},
+		"a cluster-scoped object the platform approved, and one it did not": {
+			repo: map[string]string{
+				"staging/kustomization.yaml": overlay("classes.yaml"),
+				"staging/classes.yaml": "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: dev-team-fast\nprovisioner: example.com/fast\n" +
+					"---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: dev-team-slow\nprovisioner: example.com/slow\n",
+			},
+			want: []string{"dev-team:staging/classes.yaml:9: LL014"},
+		},
 		"paths leaving the repository, lexically or by a symlink": {
 			fleet: map[string]string{
 				"infrastructure/escape/kustomization.yaml": "resources:\n- ../../../shared\nconfigMapGenerator:\n- name: c\n  files:\n  - key=../../../secret.txt\n",
@@ -226,7 +235,7 @@ metadata:
 		},
 		"a tenant source path missing from the tenant repository": {
 			fleet: map[string]string{"tenants/production/dev-team-patch.yaml": "- op: add\n  path: /spec/sources/0/path\n  value: ./prod\n"},
-			want:  []string{":tenants/base/dev-team/tenant.yaml:13: LINT009"},
+			want:  []string{":tenants/base/dev-team/tenant.yaml:18: LINT009"},
 		},
 		"policy violations of the tenant's objects, where the source file has them": {
 			repo: map[string]string{

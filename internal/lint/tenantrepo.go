@@ -297,7 +297,7 @@ func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomizat
 		}
 		return nil
 	}
-	req := policy.Request{Operation: admissionv1.Create, Namespace: namespace, Object: typed, User: user}
+	req := policy.Request{Operation: admissionv1.Create, Namespace: namespace, Object: typed, Kind: o.gvk.GroupKind(), Name: o.name, User: user}
 	if ops := policy.Default(req, index.resolver()); len(ops) > 0 {
 		// The mutating webhook runs first: apply its defaults.
 		patch, err := json.Marshal(ops)
