@@ -11,6 +11,7 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -168,6 +169,27 @@ func TestTenantCreateRenderGolden(t *testing.T) {
 	golden(t, "tenant-create-render", landlord(t, append(devTeam("dev-team"), "--render")...))
 }
 
+// TestTenantCreateRenderWithDefaults: --render with the controller's
+// defaults file renders the quota and limits the controller would give a
+// Tenant that sets none, and a Tenant's own quota instead of them.
+func TestTenantCreateRenderWithDefaults(t *testing.T) {
+	defaults := filepath.Join(t.TempDir(), "defaults.yaml")
+	profile := "quota: {scope: Tenant, hard: {pods: '7'}}\nlimitRange: {limits: [{type: Container, defaultRequest: {cpu: 50m}}]}\n"
+	if err := os.WriteFile(defaults, []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"tenant", "create", "team", "--namespace", "team-apps", "--render", "--tenant-defaults", defaults}
+	out := landlord(t, base...)
+	for _, want := range []string{"name: " + render.QuotaName, "pods: \"7\"", "name: " + render.LimitRangeName, "cpu: 50m"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render with defaults lacks %q:\n%s", want, out)
+		}
+	}
+	if out := landlord(t, append(base, "--quota", "pods=3")...); strings.Contains(out, "pods: \"7\"") || !strings.Contains(out, "pods: \"3\"") {
+		t.Errorf("a Tenant's own quota did not win over the defaults:\n%s", out)
+	}
+}
+
 func TestTenantCreateFlagErrors(t *testing.T) {
 	base := []string{"tenant", "create", "team", "--namespace", "apps", "--git-url", "https://git.example.com/team"}
 	for name, tc := range map[string]struct {
@@ -189,6 +211,8 @@ func TestTenantCreateFlagErrors(t *testing.T) {
 		"env twice":            {[]string{"--export", "--fleet", "x", "--env", "a=./a,a=./b"}, "--env"},
 		"bad git url":          {[]string{"--export", "--git-url", "git.example.com/team"}, "--git-url: spec.sources[0].git.url"},
 		"bad path":             {[]string{"--export", "--path", "../x"}, "--path: spec.sources[0].path"},
+		"defaults, no render":  {[]string{"--export", "--tenant-defaults", "d.yaml"}, "--tenant-defaults needs --render"},
+		"bad defaults":         {[]string{"--render", "--tenant-defaults", "testdata/no-such-defaults.yaml"}, "--tenant-defaults: reading the tenant defaults"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := run(append(base, tc.args...)...)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -41,6 +42,7 @@ type tenantCreateOptions struct {
 	prefix      string
 	maxNS       int32
 	adopted     []string
+	defaults    string
 	export      bool
 	fleet       string
 	render      bool
@@ -106,6 +108,7 @@ create, for clusters without it.`,
 	f.StringVar(&opts.prefix, "self-service-prefix", "", "let the tenant create namespaces itself, named with this prefix")
 	f.Int32Var(&opts.maxNS, "max-namespaces", 0, "how many self-service namespaces the tenant may hold (with --self-service-prefix)")
 	f.StringSliceVar(&opts.adopted, "adopted", nil, "self-service namespaces the tenant created, rendered as the controller renders them once adopted (with --render)")
+	f.StringVar(&opts.defaults, "tenant-defaults", "", "the controller's --tenant-defaults file, whose quota and limitRange the Tenant gets unless it sets its own (with --render)")
 	f.BoolVar(&opts.export, "export", false, "print the Tenant as YAML, or write it into --fleet")
 	f.StringVar(&opts.fleet, "fleet", "", "fleet repository to write the Tenant into (with --export)")
 	f.BoolVar(&opts.render, "render", false, "print the objects the Tenant creates, as YAML")
@@ -136,6 +139,8 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		return none, nil, errors.New("--max-namespaces needs --self-service-prefix")
 	case len(o.adopted) > 0 && !o.render:
 		return none, nil, errors.New("--adopted needs --render: on a cluster the controller finds the namespaces the tenant created")
+	case o.defaults != "" && !o.render:
+		return none, nil, errors.New("--tenant-defaults needs --render: on a cluster the controller applies its own")
 	}
 	ref := v1alpha1.GitRef{Branch: o.branch, Tag: o.tag, SemVer: o.semver}
 	needGit := []struct {
@@ -259,7 +264,11 @@ func runTenantCreate(cmd *cobra.Command, opts tenantCreateOptions) error {
 	case !opts.export && !opts.render:
 		return applyTenant(cmd, opts, t)
 	case opts.render:
-		return printRender(out, t, render.Holdings{SelfService: opts.adopted})
+		defaults, err := profile.Load(opts.defaults)
+		if err != nil {
+			return fmt.Errorf("--tenant-defaults: %w", err)
+		}
+		return printRender(out, defaults.Apply(t), render.Holdings{SelfService: opts.adopted})
 	case opts.fleet != "":
 		changes, err := fleet.AddTenant(opts.fleet, t, envs)
 		if err != nil {
