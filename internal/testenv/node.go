@@ -60,7 +60,7 @@ var hostTools = map[string][]string{
 	"containerd":                  {"containerd", "containerd-shim-runc-v2", "ctr"},
 	"runc":                        {"runc"},
 	"containernetworking-plugins": {cniBinDir + "/bridge", cniBinDir + "/host-local", cniBinDir + "/loopback", cniBinDir + "/portmap"},
-	"iptables":                    {"iptables", "iptables-restore"},
+	"iptables":                    {"iptables", "iptables-restore", "iptables-legacy"},
 	"util-linux":                  {"unshare", "nsenter"},
 	"iproute2":                    {"ip"},
 	"procps":                      {"sysctl"},
@@ -283,6 +283,7 @@ func (e *Env) startNode(ctx context.Context, bin nodeBinaries, certs *pki, apiPo
 		"--disable-nri", // containerd 1.6 has no NRI
 		"--netfilter-bug-1766-fix=false",
 		"--metrics-bind-address=127.0.0.1:9080",
+		"--nfqueue-id=" + strconv.Itoa(enforcerQueue),
 	}, "KUBERNETES_SERVICE_HOST=127.0.0.1", "KUBERNETES_SERVICE_PORT="+strconv.Itoa(apiPort)); err != nil {
 		return err
 	}

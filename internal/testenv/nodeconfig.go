@@ -29,10 +29,37 @@ func holderScript(dir, pause string) string {
 		"ip link add cni0 type bridge",
 		"ip addr add " + nodeIP + "/24 dev cni0",
 		"ip link set cni0 up",
+		// The namespace has no default route: Service addresses need one to
+		// leave the node's own sockets before kube-proxy rewrites them.
+		"ip route add " + serviceCIDR + " dev cni0",
 		// Policies and Services act on bridged pod traffic only through these.
 		"sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1",
+		enforcerHook(),
 		"touch " + filepath.Join(dir, "namespaces-ready"),
 		"exec " + pause,
+	}, "\n")
+}
+
+// enforcerQueue is the NFQUEUE kube-network-policies judges packets from.
+const enforcerQueue = 100
+
+// enforcerHook sends the first packet of every connection to or from a pod
+// to kube-network-policies, which accepts or drops it by the
+// NetworkPolicies. The enforcer installs this hook itself with nftables'
+// queue expression, which this machine kind's kernel lacks ("No such file
+// or directory"); the kernel's x_tables NFQUEUE target does the same job,
+// through iptables-legacy. As the enforcer's own rules do, it lets through
+// established flows and what root sends from the node (kubelet's probes),
+// and fails closed: with no enforcer reading the queue, nothing new passes.
+func enforcerHook() string {
+	rule := "iptables-legacy -w -t mangle -A LANDLORD-POLICY "
+	return strings.Join([]string{
+		"iptables-legacy -w -t mangle -N LANDLORD-POLICY",
+		"iptables-legacy -w -t mangle -A POSTROUTING -j LANDLORD-POLICY",
+		rule + "-m conntrack --ctstate ESTABLISHED,RELATED -j RETURN",
+		rule + "-m owner --uid-owner 0 -j RETURN",
+		rule + "-s " + podCIDR + fmt.Sprintf(" -j NFQUEUE --queue-num %d", enforcerQueue),
+		rule + "-d " + podCIDR + fmt.Sprintf(" -j NFQUEUE --queue-num %d", enforcerQueue),
 	}, "\n")
 }
 
@@ -77,7 +104,7 @@ func cniConfig(dir string) string {
   "cniVersion": "1.0.0",
   "name": "landlord",
   "plugins": [
-    {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+    {"type": "bridge", "bridge": "cni0", "isGateway": true, "isDefaultGateway": true, "ipMasq": false, "hairpinMode": true,
      "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": %q}]], "dataDir": %q}},
     {"type": "portmap", "capabilities": {"portMappings": true}},
     {"type": "loopback"}

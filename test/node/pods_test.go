@@ -98,6 +98,7 @@ func exposeService(t *testing.T, pod *corev1.Pod) string {
 // result is what netcheck's /dial answers.
 type result struct {
 	Reached bool   `json:"reached"`
+	Failure string `json:"failure"`
 	Body    string `json:"body"`
 	Error   string `json:"error"`
 }
@@ -135,8 +136,8 @@ func reaches(t *testing.T, from *corev1.Pod, addr, what string) {
 	t.Logf("reached: %s/%s -> %s (%s): %q", from.Namespace, from.Name, what, addr, r.Body)
 }
 
-// blocked fails t unless from's connection to addr gets no answer within
-// netcheck's bound.
+// blocked fails t unless from's connection to addr is refused or gets no
+// answer within netcheck's bound; any other failure (no route) is no proof.
 func blocked(t *testing.T, from *corev1.Pod, addr, what string) {
 	t.Helper()
 	start := time.Now()
@@ -145,5 +146,9 @@ func blocked(t *testing.T, from *corev1.Pod, addr, what string) {
 		t.Errorf("%s/%s reaches %s (%s): %q", from.Namespace, from.Name, what, addr, r.Body)
 		return
 	}
-	t.Logf("blocked: %s/%s -> %s (%s) after %s: %s", from.Namespace, from.Name, what, addr, time.Since(start).Round(time.Millisecond), r.Error)
+	if r.Failure != "timeout" && r.Failure != "refused" {
+		t.Errorf("%s/%s -> %s (%s) failed, but not as a policy drops: %s", from.Namespace, from.Name, what, addr, r.Error)
+		return
+	}
+	t.Logf("blocked (%s): %s/%s -> %s (%s) after %s", r.Failure, from.Namespace, from.Name, what, addr, time.Since(start).Round(time.Millisecond))
 }

@@ -6,12 +6,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -21,7 +24,10 @@ const dialTimeout = 3 * time.Second
 
 // Result is what /dial answers, as JSON.
 type Result struct {
-	Reached bool   `json:"reached"`
+	Reached bool `json:"reached"`
+	// Failure is "timeout" (no answer within dialTimeout: a drop),
+	// "refused", or "error" for anything else, such as no route.
+	Failure string `json:"failure,omitempty"`
 	Body    string `json:"body,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
@@ -57,7 +63,7 @@ func fetch(ctx context.Context, client *http.Client, url string) Result {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{Error: err.Error()}
+		return Result{Failure: classify(err), Error: err.Error()}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1024))
@@ -65,4 +71,16 @@ func fetch(ctx context.Context, client *http.Client, url string) Result {
 		return Result{Error: err.Error()}
 	}
 	return Result{Reached: resp.StatusCode == http.StatusOK, Body: string(body)}
+}
+
+func classify(err error) string {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	default:
+		return "error"
+	}
 }
