@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/internal/nodeimage"
@@ -22,6 +23,12 @@ const netcheckPort = 8080
 // startPod runs the netcheck image in ns as the restricted Pod Security
 // level admits it, and returns the pod once Running with an address.
 func startPod(t *testing.T, ns, name string) *corev1.Pod {
+	t.Helper()
+	return runPod(t, core, ns, name)
+}
+
+// runPod is startPod through c.
+func runPod(t *testing.T, c kubernetes.Interface, ns, name string) *corev1.Pod {
 	t.Helper()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
@@ -47,12 +54,12 @@ func startPod(t *testing.T, ns, name string) *corev1.Pod {
 			}},
 		},
 	}
-	created, err := core.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+	created, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create pod %s/%s: %v", ns, name, err)
 	}
 	testenv.Eventually(t, 2*time.Minute, func() error {
-		got, err := core.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		got, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
