@@ -35,7 +35,9 @@ func TestStopLeavesNothing(t *testing.T) {
 	}
 	pod := runPod(t, c, metav1.NamespaceDefault, "server")
 	t.Logf("second node's pod at %s; PID namespace %s, cgroup %s, directory %s", pod.Status.PodIP, node.PIDNamespace, node.CgroupRoot, dir)
-	if !slices.ContainsFunc(processes(t), func(p process) bool { return p.pidNamespace == node.PIDNamespace && strings.Contains(p.cmdline, "containerd-shim") }) {
+	if !slices.ContainsFunc(processes(t), func(p process) bool {
+		return p.pidNamespace == node.PIDNamespace && strings.Contains(p.cmdline, "containerd-shim")
+	}) {
 		t.Fatal("no shim in the node's PID namespace while it runs: the checks below would prove nothing")
 	}
 
