@@ -29,8 +29,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// LANDLORD_NODE_TEST_DIR keeps the environment's logs there.
-	os.Exit(testenv.RunMainWith(m, testenv.Options{Node: true, Dir: os.Getenv("LANDLORD_NODE_TEST_DIR")}, func(e *testenv.Env) error {
+	// LANDLORD_NODE_TEST_DIR keeps the environment's logs there. Flux and
+	// the workload controllers turn a tenant's repository into pods.
+	opts := testenv.Options{Node: true, Flux: true, Workloads: true, Dir: os.Getenv("LANDLORD_NODE_TEST_DIR")}
+	os.Exit(testenv.RunMainWith(m, opts, func(e *testenv.Env) error {
 		env = e
 		var err error
 		if k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
