@@ -24,6 +24,7 @@ type devUpOptions struct {
 	apply []string
 	flux  bool
 	demo  bool
+	node  bool
 }
 
 func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) error) *cobra.Command {
@@ -38,11 +39,16 @@ write an admin kubeconfig to DIR/kubeconfig. With --flux, also run Flux's
 source-controller, kustomize-controller and helm-controller (built by make
 flux-tools) with the multi-tenancy lockdown flags, logging to DIR. With
 --demo (implies --flux), onboard two tenants the GitOps way from a local
-Git server and show what Landlord makes of them. Runs until SIGINT or
-SIGTERM, then stops every process it started.`,
+Git server and show what Landlord makes of them. With --node (as root, built
+by make node-tools, with Debian's containerd, runc, containernetworking-plugins
+and iptables), also run one node in namespaces of its own: containerd,
+kubelet, kube-proxy, kube-network-policies and kube-scheduler, so pods run and
+NetworkPolicies hold. Runs until SIGINT or SIGTERM, then stops every process
+it started.`,
 		Example: `  landlord dev up --dir .landlord --apply config/samples
   landlord dev up --flux
-  landlord dev up --demo`,
+  landlord dev up --demo
+  landlord dev up --node`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), cmd, opts)
@@ -52,6 +58,7 @@ SIGTERM, then stops every process it started.`,
 	cmd.Flags().StringSliceVar(&opts.apply, "apply", nil, "manifest files or directories to apply once ready")
 	cmd.Flags().BoolVar(&opts.flux, "flux", false, "also run the Flux source, kustomize and helm controllers, locked down for multi-tenancy")
 	cmd.Flags().BoolVar(&opts.demo, "demo", false, "onboard two demo tenants from a local Git server (implies --flux)")
+	cmd.Flags().BoolVar(&opts.node, "node", false, "also run one node (containerd, kubelet, kube-proxy, a NetworkPolicy enforcer) and kube-scheduler")
 	return cmd
 }
 
@@ -77,8 +84,11 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	if opts.flux {
 		what += ", source-controller, kustomize-controller and helm-controller"
 	}
+	if opts.node {
+		what += ", kube-scheduler and node " + testenv.NodeName
+	}
 	fmt.Fprintf(out, "starting %s in %s\n", what, dir)
-	env, err := testenv.Start(ctx, testenv.Options{Dir: dir, Flux: opts.flux})
+	env, err := testenv.Start(ctx, testenv.Options{Dir: dir, Flux: opts.flux, Node: opts.node})
 	if err != nil {
 		return err
 	}
