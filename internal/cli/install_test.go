@@ -140,7 +140,8 @@ func TestInstall(t *testing.T) {
 			t.Errorf("the established CRD is reported as not ready: %v", err)
 		}
 		for _, line := range []string{
-			"waiting up to 3s for 4 objects to be ready\n",
+			"waiting up to 3s for 5 objects to be ready\n",
+			"  CustomResourceDefinition tenantresources.landlord.dev: established\n",
 			"  CustomResourceDefinition tenants.landlord.dev: established\n",
 			"  Deployment landlord-system/landlord-controller: available 0/2",
 			"  ValidatingWebhookConfiguration landlord: no caBundle yet on ",
