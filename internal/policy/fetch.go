@@ -70,7 +70,8 @@ func imageFetches(r *imagev1.ImageRepository, s scope) field.ErrorList {
 }
 
 // providerFetches is rule LL008 on where notification-controller posts: a
-// confined tenant's Provider address and proxy are URLs like any source's.
+// confined tenant's Provider address and proxy are URLs like any source's,
+// but for the address the platform named in spec.notifications.
 // Addresses in the Provider's Secrets are judged as the Secrets are
 // written (secretFetches). A googlepubsub address is a project ID, posted
 // to Google's fixed endpoint.
@@ -80,7 +81,7 @@ func providerFetches(p *notificationv1beta3.Provider, s scope) field.ErrorList {
 	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	if p.Spec.Address != "" && p.Spec.Type != "googlepubsub" {
+	if p.Spec.Address != "" && p.Spec.Type != "googlepubsub" && !notificationsAddress(p.Spec.Address, s) {
 		errs = append(errs, allowedURL(spec.Child("address"), p.Spec.Address, s.tenant, false)...)
 	}
 	if p.Spec.Proxy != "" {
@@ -100,13 +101,20 @@ func secretFetches(secret *corev1.Secret, s scope) field.ErrorList {
 	var errs field.ErrorList
 	for _, key := range secretURLKeys {
 		// Trimmed as notification-controller trims it.
-		if v, ok := secret.Data[key]; ok && !allowedSource(strings.TrimSpace(string(v)), s) {
+		if v, ok := secret.Data[key]; ok && !allowedSource(strings.TrimSpace(string(v)), s) && !notificationsAddress(strings.TrimSpace(string(v)), s) {
 			errs = append(errs, forbidden(ruleSources, field.NewPath("data").Key(key),
 				"Flux reads this key as a URL (a Provider's address or proxy, a proxySecretRef's proxy) and it matches no spec.allowedSources of tenant "+
 					s.tenant.Name+"; allowed: "+quoteList(s.tenant.Spec.AllowedSources)+", or another key name"))
 		}
 	}
 	return errs
+}
+
+// notificationsAddress reports whether raw is the address the platform
+// gave the tenant's notifications, which it approved by writing it there.
+func notificationsAddress(raw string, s scope) bool {
+	n := s.tenant.Spec.Notifications
+	return n != nil && n.Address != "" && raw == n.Address
 }
 
 // allowedSource reports whether raw matches the tenant's allowedSources.

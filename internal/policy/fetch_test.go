@@ -51,16 +51,19 @@ var fetchCases = map[string]testCase{
 	}))},
 
 	// Notification addresses and proxies.
-	"provider posting outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://evil.example.com/hook", "")), want: "LL008"},
-	"provider posting to an allowed address":  {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", ""))},
-	"provider proxied outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", "http://10.0.0.1:3128")), want: "LL008"},
-	"pubsub provider naming its project":      {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: allowances{workloadIdentity: true}},
-	"provider of an unconfined tenant":        {req: create(opsReconciler, "ops", withNamespace(fetchProvider("http://10.0.0.1/hook", "http://10.0.0.1:3128"), "ops"))},
+	"provider posting outside allowedSources":           {req: create(reconciler, "apps", fetchProvider("https://evil.example.com/hook", "")), want: "LL008"},
+	"provider posting to an allowed address":            {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", ""))},
+	"provider proxied outside allowedSources":           {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", "http://10.0.0.1:3128")), want: "LL008"},
+	"pubsub provider naming its project":                {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: allowances{workloadIdentity: true}},
+	"provider posting to its notifications address":     {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team", ""))},
+	"provider posting beside its notifications address": {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team/more", "")), want: "LL008"},
+	"provider of an unconfined tenant":                  {req: create(opsReconciler, "ops", withNamespace(fetchProvider("http://10.0.0.1/hook", "http://10.0.0.1:3128"), "ops"))},
 
 	// Secrets: a Provider's address and every proxySecretRef's.
 	"secret address outside allowedSources":  {req: create(reconciler, "apps", urlSecret("apps", "address", "http://169.254.169.254/latest")), want: "LL008"},
 	"secret proxy outside allowedSources":    {req: create(reconciler, "apps", urlSecret("apps", "proxy", "http://10.0.0.1:3128")), want: "LL008"},
 	"secret address in allowedSources":       {req: create(reconciler, "apps", urlSecret("apps", "address", "https://git.example.com/org/app\n"))},
+	"secret address its notifications name":  {req: create(reconciler, "apps", urlSecret("apps", "address", "https://hooks.example.com/dev-team\n"))},
 	"secret with other keys":                 {req: create(reconciler, "apps", urlSecret("apps", "token", "http://169.254.169.254/latest"))},
 	"secret address of an unconfined tenant": {req: create(opsReconciler, "ops", urlSecret("ops", "address", "http://169.254.169.254/latest"))},
 }

@@ -98,6 +98,7 @@ var testTenants = fakeTenants{
 					"ssh://git@git.example.com/team-*/config",
 					"https://minio.example.com/dev-team",
 				},
+				Notifications: &v1alpha1.Notifications{Type: "slack", Address: "https://hooks.example.com/dev-team"},
 			},
 		},
 		{
