@@ -20,6 +20,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,6 +140,12 @@ func (n *Node) Dial(ctx context.Context, network, addr string) (net.Conn, error)
 	return dialIn(ctx, n.netns, network, addr)
 }
 
+// ImportImage imports the image archive at path (docker-archive or OCI)
+// into the node's containerd, where pods find it without a registry.
+func (n *Node) ImportImage(ctx context.Context, path string) error {
+	return ctr(ctx, n.dir, "images", "import", path)
+}
+
 // HTTPClient sends requests from inside the node's network namespace.
 func (n *Node) HTTPClient(timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: n.Dial, DisableKeepAlives: true}}
@@ -225,6 +232,9 @@ func (e *Env) startNode(ctx context.Context, bin nodeBinaries, certs *pki, apiPo
 		return err
 	}
 	if err := n.serveAPI(apiPort, egressSocket(e.Dir)); err != nil {
+		return err
+	}
+	if err := kubernetesEndpoints(ctx, client, apiPort); err != nil {
 		return err
 	}
 	inNode := func(name, path string, args []string, env ...string) (*process, error) {
@@ -336,19 +346,22 @@ func childOf(pid int) (int, error) {
 	return strconv.Atoi(fields[0])
 }
 
-// serveAPI relays the node's 127.0.0.1:apiPort to the API server's, and
-// serves the API server's egress into the node on socket.
+// serveAPI relays the node's 127.0.0.1:apiPort, for its components, and
+// nodeIP:apiPort, for pods through the kubernetes Service, to the API
+// server's, and serves the API server's egress into the node on socket.
 func (n *Node) serveAPI(apiPort int, socket string) error {
 	addr := "127.0.0.1:" + strconv.Itoa(apiPort)
-	var inside net.Listener
-	if err := inNetns(n.netns, func() (err error) {
-		inside, err = net.Listen("tcp", addr)
-		return err
-	}); err != nil {
-		return fmt.Errorf("listen on the node's %s: %w", addr, err)
+	for _, host := range []string{"127.0.0.1", nodeIP} {
+		var inside net.Listener
+		if err := inNetns(n.netns, func() (err error) {
+			inside, err = net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(apiPort)))
+			return err
+		}); err != nil {
+			return fmt.Errorf("listen on the node's %s:%d: %w", host, apiPort, err)
+		}
+		n.listeners = append(n.listeners, inside)
+		relay(inside, func() (net.Conn, error) { return net.Dial("tcp", addr) }, &n.relays)
 	}
-	n.listeners = append(n.listeners, inside)
-	relay(inside, func() (net.Conn, error) { return net.Dial("tcp", addr) }, &n.relays)
 	_ = os.Remove(socket)
 	egress, err := net.Listen("unix", socket)
 	if err != nil {
@@ -356,6 +369,31 @@ func (n *Node) serveAPI(apiPort int, socket string) error {
 	}
 	n.listeners = append(n.listeners, egress)
 	serveConnect(egress, n.netns, &n.relays)
+	return nil
+}
+
+// kubernetesEndpoints points the kubernetes Service at the node's relay to
+// the API server: the API server advertises loopback, which a pod cannot
+// reach, and so reconciles no endpoints itself (--endpoint-reconciler-type=none).
+func kubernetesEndpoints(ctx context.Context, client kubernetes.Interface, apiPort int) error {
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: "kubernetes", Labels: map[string]string{
+			discoveryv1.LabelServiceName: "kubernetes",
+			discoveryv1.LabelManagedBy:   "landlord-testenv",
+		}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{nodeIP}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(apiPort)), Protocol: ptr.To(corev1.ProtocolTCP)}},
+	}
+	slices := client.DiscoveryV1().EndpointSlices(metav1.NamespaceDefault)
+	// A kept directory's slice names the last run's port.
+	if err := slices.Delete(ctx, slice.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("endpoints of the kubernetes Service: %w", err)
+	}
+	_, err := slices.Create(ctx, slice, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("endpoints of the kubernetes Service: %w", err)
+	}
 	return nil
 }
 

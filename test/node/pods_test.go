@@ -30,7 +30,29 @@ func startPod(t *testing.T, ns, name string) *corev1.Pod {
 // runPod is startPod through c.
 func runPod(t *testing.T, c kubernetes.Interface, ns, name string) *corev1.Pod {
 	t.Helper()
-	pod := &corev1.Pod{
+	created, err := c.CoreV1().Pods(ns).Create(ctx, netcheckPod(ns, name), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create pod %s/%s: %v", ns, name, err)
+	}
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		got, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		created = got
+		for _, c := range got.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && got.Status.PodIP != "" {
+				return nil
+			}
+		}
+		return fmt.Errorf("pod %s/%s is %s, not Ready yet", ns, name, got.Status.Phase)
+	})
+	return created
+}
+
+// netcheckPod serves netcheck as the restricted Pod Security level admits.
+func netcheckPod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
 		Spec: corev1.PodSpec{
 			AutomountServiceAccountToken:  ptr.To(false),
@@ -54,24 +76,6 @@ func runPod(t *testing.T, c kubernetes.Interface, ns, name string) *corev1.Pod {
 			}},
 		},
 	}
-	created, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create pod %s/%s: %v", ns, name, err)
-	}
-	testenv.Eventually(t, 2*time.Minute, func() error {
-		got, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		created = got
-		for _, c := range got.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && got.Status.PodIP != "" {
-				return nil
-			}
-		}
-		return fmt.Errorf("pod %s/%s is %s, not Ready yet", ns, name, got.Status.Phase)
-	})
-	return created
 }
 
 // exposeService puts a ClusterIP Service named like pod in front of it and
