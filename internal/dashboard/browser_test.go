@@ -391,6 +391,11 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	// The pages show it without a reload: their polls bring it.
 	ownerView.run(t, chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL021"]`)))
+	// The row names the object refused and who wrote it.
+	if row, err := chromedp.Run(ownerView.ctx, chromedp.TextContent(chromedp.CSS(`#denials tr[data-rule="LL021"]`))); err != nil ||
+		!strings.Contains(row, "Service alpha-apps/escape") || !strings.Contains(row, " was denied: ") {
+		t.Errorf("alpha's denial row: %q, %v; want the Service and its writer", row, err)
+	}
 	poll, cancel := context.WithTimeout(adminView.ctx, 30*time.Second)
 	defer cancel()
 	if _, err := chromedp.Run(poll, chromedp.Poll[bool](`document.querySelector('tr[data-tenant="alpha"] .denials').textContent.trim() === "1"`)); err != nil {
