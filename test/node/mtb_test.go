@@ -186,6 +186,22 @@ func TestMTB(t *testing.T) {
 		}
 		t.Log("neighbour: the kubelet serves the API server its /pods")
 		refusesTenant(t, plain, proc, apiPort, "/api/v1/nodes", token.Status.Token, tenantUser, http.StatusForbidden)
+		// Neighbour: what RBAC grants every identity, the pod reads.
+		version := "https://" + net.JoinHostPort(nodeAddress, apiPort) + "/version"
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, version, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token.Status.Token)
+		resp, err := podClient(proc).Do(req)
+		if err != nil {
+			t.Fatalf("neighbour: GET %s from the pod: %v", version, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("neighbour: GET %s from the pod with %s's token: %s", version, tenantUser, resp.Status)
+		}
+		t.Logf("neighbour: GET %s from the pod with %s's token: %s", version, tenantUser, resp.Status)
 		// Every other port the node listens on is bound to its loopback,
 		// which is not the pod's: refused at the node's address.
 		for _, port := range nodeListeners(t, nodePID) {
@@ -450,12 +466,7 @@ func refusesTenant(t *testing.T, pod *corev1.Pod, pid int, port, path, token, us
 	} else {
 		t.Logf("connected: %s/%s -> %s over plain HTTP: %q", pod.Namespace, pod.Name, addr, strings.TrimSpace(r.Body))
 	}
-	// The pod does not know the server's certificate; what it could read is the question.
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		DialContext:       podDialer(pid),
-		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the attacker's view
-		DisableKeepAlives: true,
-	}}
+	client := podClient(pid)
 	for _, c := range []struct {
 		credential, token string
 		status            int
@@ -484,6 +495,16 @@ func refusesTenant(t *testing.T, pod *corev1.Pod, pid int, port, path, token, us
 		}
 		t.Logf("GET https://%s%s from the pod with %s: %s %s", addr, path, c.credential, resp.Status, strings.Join(strings.Fields(string(body)), " "))
 	}
+}
+
+// podClient sends HTTPS requests from the pod of process pid, which does
+// not know the node's certificates: what it could read is the question.
+func podClient(pid int) *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext:       podDialer(pid),
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the attacker's view
+		DisableKeepAlives: true,
+	}}
 }
 
 // podDialer dials from the network namespace of the process pid, so the
