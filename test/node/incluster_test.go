@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/render"
@@ -101,6 +103,14 @@ func TestLandlordInCluster(t *testing.T) {
 	}
 	testenv.Eventually(t, time.Minute, func() error { return admission(owner) })
 
+	// The audit an admin runs against a cluster passes against this one:
+	// the tenant's access, the guard's escapes, what Landlord holds.
+	var audit bytes.Buffer
+	if code := cli.Execute([]string{"audit", "--kubeconfig", cluster.KubeconfigPath}, &audit, &audit); code != 0 {
+		t.Fatalf("landlord audit exited %d:\n%s", code, audit.String())
+	}
+	t.Logf("landlord audit against the in-cluster Landlord: %s", auditSummary(audit.String()))
+
 	// A drain deletes a pod gracefully: admission must never fail. A crash
 	// gives no warning: a call the API server sends to the killed replica's
 	// address before kube-proxy drops it fails (EOF, which it does not
@@ -152,6 +162,12 @@ func TestLandlordInCluster(t *testing.T) {
 			t.Errorf("%s: admission failed %d of %d times:\n%s", kill.name, len(failures), asked, strings.Join(failures, "\n"))
 		}
 	}
+}
+
+// auditSummary is the audit's own closing line, its counts by verdict.
+func auditSummary(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }
 
 // podOf is the pod of the lease holder, whose identity starts with its name.
