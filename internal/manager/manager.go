@@ -98,16 +98,19 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	mgrOpts := ctrl.Options{
 		Scheme: Scheme(),
 		// Nothing reads managed fields from the cache; they are its largest part.
-		Cache:                   cache.Options{ByObject: controller.CacheByObject(opts.Namespace), DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
-		HealthProbeBindAddress:  opts.HealthAddr,
-		PprofBindAddress:        opts.PprofAddr,
-		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "landlord-controller.landlord.dev",
-		LeaderElectionNamespace: opts.LeaderElectionNamespace,
-		LeaseDuration:           nonZero(opts.LeaseDuration),
-		RenewDeadline:           nonZero(opts.RenewDeadline),
-		RetryPeriod:             nonZero(opts.RetryPeriod),
+		Cache:                  cache.Options{ByObject: controller.CacheByObject(opts.Namespace), DefaultTransform: cache.TransformStripManagedFields()},
+		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress: opts.HealthAddr,
+		PprofBindAddress:       opts.PprofAddr,
+		LeaderElection:         opts.LeaderElection,
+		LeaderElectionID:       "landlord-controller.landlord.dev",
+		// A replica shutting down hands the lease over at once instead of
+		// letting it expire; its process ends when the manager stops.
+		LeaderElectionReleaseOnCancel: true,
+		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
+		LeaseDuration:                 nonZero(opts.LeaseDuration),
+		RenewDeadline:                 nonZero(opts.RenewDeadline),
+		RetryPeriod:                   nonZero(opts.RetryPeriod),
 	}
 	if opts.Webhook != nil {
 		mgrOpts.WebhookServer = webhook.NewServer(*opts.Webhook)
