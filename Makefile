@@ -95,13 +95,13 @@ image:
 ## test: every test, on the real control plane
 .PHONY: test
 test: tools flux-tools
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v '/test/node$$')
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e '/test/node$$' -e '/test/incluster$$')
 	$(MAKE) test-node
 
 ## test-node: pods on the local node, NetworkPolicies proven with packets (root; Debian's containerd, runc, CNI plugins, iptables)
 .PHONY: test-node
 test-node: tools node-tools
-	go test $(GO_TEST_FLAGS) -v ./test/node
+	go test $(GO_TEST_FLAGS) -v ./test/node ./test/incluster
 
 ## faults: the fault suite at full length, 50 SIGKILLs of the leader, an API server restart and etcd stopped 10s, and its figures (make test runs 5 kills)
 .PHONY: faults
