@@ -16,10 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fluxcd/pkg/ssa/utils"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -29,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/landlord-dev/landlord/charts/chartrender"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
@@ -81,29 +78,7 @@ func render(values map[string]any) ([]*unstructured.Unstructured, error) {
 }
 
 func renderIn(namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
-	chart, err := loader.Load(chartDir)
-	if err != nil {
-		return nil, err
-	}
-	options := chartutil.ReleaseOptions{Name: "landlord", Namespace: namespace, Revision: 1, IsInstall: true}
-	renderValues, err := chartutil.ToRenderValues(chart, values, options, chartutil.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	files, err := engine.Render(chart, renderValues)
-	if err != nil {
-		return nil, err
-	}
-	var manifests []string
-	for _, crd := range chart.CRDObjects() {
-		manifests = append(manifests, string(crd.File.Data))
-	}
-	for name, content := range files {
-		if strings.HasSuffix(name, ".yaml") {
-			manifests = append(manifests, content)
-		}
-	}
-	return utils.ReadObjects(strings.NewReader(strings.Join(manifests, "\n---\n")))
+	return chartrender.Render(chartDir, namespace, values)
 }
 
 // TestChartIsLandlordInstall holds the chart's defaults to what landlord

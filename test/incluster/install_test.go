@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fluxcd/pkg/ssa/utils"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/landlord-dev/landlord/charts/chartrender"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -57,29 +54,7 @@ func installChart(t *testing.T) []*unstructured.Unstructured {
 // renderChart renders the chart's CRDs and templates with values, as
 // helm template --include-crds --namespace landlord-system does.
 func renderChart(values map[string]any) ([]*unstructured.Unstructured, error) {
-	chart, err := loader.Load(filepath.Join(moduleRoot, "charts", "landlord"))
-	if err != nil {
-		return nil, err
-	}
-	options := chartutil.ReleaseOptions{Name: "landlord", Namespace: install.ControllerNamespace, Revision: 1, IsInstall: true}
-	renderValues, err := chartutil.ToRenderValues(chart, values, options, chartutil.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	files, err := engine.Render(chart, renderValues)
-	if err != nil {
-		return nil, err
-	}
-	var manifests []string
-	for _, crd := range chart.CRDObjects() {
-		manifests = append(manifests, string(crd.File.Data))
-	}
-	for name, content := range files {
-		if strings.HasSuffix(name, ".yaml") {
-			manifests = append(manifests, content)
-		}
-	}
-	return utils.ReadObjects(strings.NewReader(strings.Join(manifests, "\n---\n")))
+	return chartrender.Render(filepath.Join(moduleRoot, "charts", "landlord"), install.ControllerNamespace, values)
 }
 
 // installKustomize installs config/default as landlord install does, with
