@@ -100,7 +100,7 @@ test: tools flux-tools
 
 ## test-node: pods on the local node, NetworkPolicies proven with packets (root; Debian's containerd, runc, CNI plugins, iptables)
 .PHONY: test-node
-test-node: tools node-tools
+test-node: tools flux-tools node-tools
 	go test $(GO_TEST_FLAGS) -v ./test/node ./test/incluster
 
 ## faults: the fault suite at full length, 50 SIGKILLs of the leader, an API server restart and etcd stopped 10s, and its figures (make test runs 5 kills)
