@@ -92,15 +92,20 @@ build:
 image:
 	go run ./hack/image -repository $(IMAGE) -version $(VERSION) -revision $(REVISION) -out $(BIN)/image
 
+## packages: the Debian packages the tests need (the node's runtime, CNI plugins, iptables; Chromium), installed when missing (root)
+.PHONY: packages
+packages:
+	bash hack/packages.sh
+
 ## test: every test, on the real control plane
 .PHONY: test
-test: tools flux-tools
+test: packages tools flux-tools
 	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e '/test/node$$' -e '/test/incluster$$')
 	$(MAKE) test-node
 
 ## test-node: pods on the local node, NetworkPolicies proven with packets (root; Debian's containerd, runc, CNI plugins, iptables)
 .PHONY: test-node
-test-node: tools flux-tools node-tools
+test-node: packages tools flux-tools node-tools
 	go test $(GO_TEST_FLAGS) -v ./test/node ./test/incluster
 
 ## faults: the fault suite at full length, 50 SIGKILLs of the leader, an API server restart and etcd stopped 10s, and its figures (make test runs 5 kills)
