@@ -43,10 +43,20 @@ func ControllerRoles() ([]*unstructured.Unstructured, error) {
 	return roles, nil
 }
 
-// CRDs returns Landlord's CRD followed by the Flux CRDs.
+// CRDs returns Landlord's CRDs followed by the Flux CRDs.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return readCRDs("crd/bases/*.yaml", "flux/crd/*.yaml")
+}
+
+// LandlordCRDs returns Landlord's own CRDs: Tenant and TenantResource.
+func LandlordCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return readCRDs("crd/bases/*.yaml")
+}
+
+// readCRDs decodes the embedded CRDs the patterns match, in their order.
+func readCRDs(patterns ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, pattern := range []string{"crd/bases/*.yaml", "flux/crd/*.yaml"} {
+	for _, pattern := range patterns {
 		paths, err := fs.Glob(manifests, pattern)
 		if err != nil {
 			return nil, err

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/resid"
 
-	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
@@ -177,15 +176,13 @@ func infrastructureFiles(dir string, opts FleetOptions) ([]file, error) {
 		f, err = installFile()
 		landlord = []file{f}
 	case CRDOnly:
-		crds, crdErr := config.CRDs()
+		crds, crdErr := config.LandlordCRDs()
 		if crdErr != nil {
 			return nil, crdErr
 		}
-		var own []any
-		for _, crd := range crds {
-			if crd.Spec.Group == v1alpha1.GroupVersion.Group {
-				own = append(own, crd)
-			}
+		own := make([]any, len(crds))
+		for i, crd := range crds {
+			own[i] = crd
 		}
 		var f file
 		f, err = streamFile(CRDFile, own)

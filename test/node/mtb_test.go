@@ -22,14 +22,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/nodeimage"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -216,34 +214,11 @@ func TestMTB(t *testing.T) {
 	})
 }
 
-// tenantPod is a pod of the netcheck image that the restricted Pod
-// Security level admits, as edit changes it.
+// tenantPod is netcheckPod, pulled never (the image is the node's own),
+// as edit changes it.
 func tenantPod(ns, name string, edit func(*corev1.PodSpec)) *corev1.Pod {
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{
-			AutomountServiceAccountToken:  ptr.To(false),
-			TerminationGracePeriodSeconds: ptr.To(int64(1)),
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot:   ptr.To(true),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			},
-			Containers: []corev1.Container{{
-				Name:            "netcheck",
-				Image:           nodeimage.Netcheck,
-				ImagePullPolicy: corev1.PullNever,
-				Ports:           []corev1.ContainerPort{{ContainerPort: netcheckPort}},
-				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptr.To(false),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				},
-				ReadinessProbe: &corev1.Probe{
-					ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(netcheckPort)}},
-					PeriodSeconds: 1,
-				},
-			}},
-		},
-	}
+	pod := netcheckPod(ns, name)
+	pod.Spec.Containers[0].ImagePullPolicy = corev1.PullNever
 	if edit != nil {
 		edit(&pod.Spec)
 	}
