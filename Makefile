@@ -113,6 +113,12 @@ test-node: packages tools flux-tools node-tools
 faults: tools
 	go test -count=1 -timeout 30m -v -run TestFaults ./test/faults -args -kills=50
 
+## model: the convergence model at length, seeded random Tenant edits checked against the render (MODEL_FLAGS="-model.steps 5000 -model.seed 7")
+MODEL_FLAGS ?= -model.steps 2000
+.PHONY: model
+model: tools
+	go test -count=1 -timeout 90m -v -run TestConvergenceModel ./internal/controller -args $(MODEL_FLAGS)
+
 ## demo: the local environment with Flux and two tenants onboarded from Git
 .PHONY: demo
 demo: tools flux-tools build

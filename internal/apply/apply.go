@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fluxcd/pkg/ssa/normalize"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -18,12 +17,9 @@ import (
 // creationTimestamp, Secret stringData as data).
 func Objects(ctx context.Context, c client.Client, owner string, objects ...client.Object) error {
 	for _, obj := range objects {
-		u, err := normalize.ToUnstructured(obj)
+		u, err := Normalized(obj)
 		if err != nil {
-			return fmt.Errorf("converting %T: %w", obj, err)
-		}
-		if err := normalize.Unstructured(u); err != nil {
-			return fmt.Errorf("normalizing %s %s: %w", u.GetKind(), client.ObjectKeyFromObject(u), err)
+			return err
 		}
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(owner), client.ForceOwnership); err != nil {
 			return fmt.Errorf("applying %s %s: %w", u.GetKind(), client.ObjectKeyFromObject(u), err)

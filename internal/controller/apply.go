@@ -6,11 +6,14 @@ import (
 	"reflect"
 	"strings"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -143,8 +146,18 @@ func (r *TenantReconciler) convergeOne(ctx context.Context, tenant *v1alpha1.Ten
 		return errForeign
 	case roleRefChanged(desired, existing):
 		return r.replace(ctx, desired, existing)
-	case upToDate(desired, existing):
+	}
+	sent, err := apply.Normalized(desired)
+	if err != nil {
+		return err
+	}
+	if upToDate(sent.Object, existing) {
 		return nil
+	}
+	if apply.Pending(existing, FieldOwner, takesBack(desired)) {
+		if err := r.handover(ctx, desired); err != nil {
+			return err
+		}
 	}
 	return apply.Objects(ctx, r.Client, FieldOwner, desired)
 }
@@ -175,7 +188,7 @@ func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, 
 		if err != nil {
 			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 		}
-		return nil
+		return r.handoverCreated(ctx, obj)
 	}
 	if _, isNamespace := desired.(*corev1.Namespace); isNamespace {
 		// Lost a race for the name, or the cache lags: claimNamespaces
@@ -221,25 +234,33 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 	if err := r.Delete(ctx, existing, client.Preconditions{UID: ptr.To(existing.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
 	}
-	if err := r.Create(ctx, desired.DeepCopyObject().(client.Object), client.FieldOwner(FieldOwner)); err != nil {
+	obj := desired.DeepCopyObject().(client.Object)
+	if err := r.Create(ctx, obj, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
 	}
-	return nil
+	return r.handoverCreated(ctx, obj)
 }
 
-// upToDate reports whether existing already holds every field desired
-// sets, labels and annotations included: then applying would change
-// nothing and is not sent.
-func upToDate(desired, existing client.Object) bool {
-	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
-	if err != nil {
+// upToDate reports whether applying sent would change nothing: existing
+// holds every field sent, labels and annotations included, and Landlord's
+// apply owns no field that sent no longer sets. The second half is what
+// makes a key removed from a Tenant leave the cluster.
+func upToDate(sent map[string]any, existing client.Object) bool {
+	owned, applied, err := apply.Owned(existing, FieldOwner)
+	if err != nil || !applied {
+		return false
+	}
+	if _, unset := apply.Unset(owned, sent); unset {
+		return false
+	}
+	if apply.Pending(existing, FieldOwner, takesBack(existing)) {
 		return false
 	}
 	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(existing)
 	if err != nil {
 		return false
 	}
-	for key, value := range want {
+	for key, value := range sent {
 		switch key {
 		case "apiVersion", "kind", "status":
 			continue
@@ -291,4 +312,44 @@ func contains(have, want any) bool {
 		return true
 	}
 	return reflect.DeepEqual(have, want)
+}
+
+// takesBack reports whether fields other writers set on obj are taken
+// back: on everything Landlord makes but namespaces, where the API server
+// and a self-service tenant write too, and the Flux objects, whose
+// controllers add their finalizers.
+func takesBack(obj client.Object) bool {
+	switch obj.(type) {
+	case *corev1.Namespace, *sourcev1.GitRepository, *kustomizev1.Kustomization:
+		return false
+	}
+	return true
+}
+
+// handoverCreated gives Landlord's apply the fields of an object it has
+// just created, so that the next apply removes what the Tenant drops.
+func (r *TenantReconciler) handoverCreated(ctx context.Context, created client.Object) error {
+	return r.patchHandover(ctx, created, false)
+}
+
+// handover reads desired's object past the cache, which keeps no field
+// set of other writers, and gives Landlord's apply what plain writes hold
+// on it: its own creates, and other writers' fields where it takes them back.
+func (r *TenantReconciler) handover(ctx context.Context, desired client.Object) error {
+	live := desired.DeepCopyObject().(client.Object)
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
+		return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
+	}
+	return r.patchHandover(ctx, live, takesBack(desired))
+}
+
+func (r *TenantReconciler) patchHandover(ctx context.Context, obj client.Object, takeBack bool) error {
+	patch, err := apply.Handover(obj, FieldOwner, takeBack)
+	if err != nil || patch == nil {
+		return err
+	}
+	if err := r.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return fmt.Errorf("handing the fields of %s to %s: %w", foreignObject{obj}, FieldOwner, err)
+	}
+	return nil
 }

@@ -64,30 +64,53 @@ func CacheByObject(namespace string) map[client.Object]cache.ByObject {
 	for _, kind := range namespacedAndClusterKinds() {
 		switch kind.object().(type) {
 		case *rbacv1.ClusterRole:
+			byObject[kind.object()] = cache.ByObject{Transform: ownFields}
 		case *corev1.Secret:
-			byObject[kind.object()] = cache.ByObject{Namespaces: map[string]cache.Config{
+			byObject[kind.object()] = cache.ByObject{Transform: ownFields, Namespaces: map[string]cache.Config{
 				namespace:           {LabelSelector: labels.Everything()},
 				cache.AllNamespaces: {LabelSelector: selector},
 			}}
 		default:
-			byObject[kind.object()] = cache.ByObject{Label: selector}
+			byObject[kind.object()] = cache.ByObject{Label: selector, Transform: ownFields}
 		}
 	}
 	byObject[&corev1.Namespace{}] = cache.ByObject{Transform: namespaceMetadata}
 	return byObject
 }
 
-// namespaceMetadata keeps of a Namespace what tenancy reads: names,
-// labels, timestamps and finalizers; annotations a tenant may write are
-// dropped.
+// namespaceMetadata keeps of a Namespace what tenancy reads (names,
+// labels, timestamps and finalizers) and what convergeOne reads of its
+// managed fields; annotations a tenant may write are dropped.
 func namespaceMetadata(obj any) (any, error) {
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return obj, nil
 	}
 	ns.Annotations = nil
-	ns.ManagedFields = nil
-	return ns, nil
+	return ownFields(ns)
+}
+
+// ownFields keeps of an object's managed fields what convergeOne reads:
+// Landlord's own field sets whole, and that another writer has fields,
+// without them (a hand-over reads them live). Subresources' entries go:
+// status is its controller's.
+func ownFields(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
+	}
+	var kept []metav1.ManagedFieldsEntry
+	for _, entry := range o.GetManagedFields() {
+		if entry.Subresource != "" {
+			continue
+		}
+		if entry.Manager != FieldOwner {
+			entry.FieldsV1 = nil
+		}
+		kept = append(kept, entry)
+	}
+	o.SetManagedFields(kept)
+	return o, nil
 }
 
 // tenantIndex keys the cache of every owned kind by the tenant label, so

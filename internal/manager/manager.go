@@ -97,7 +97,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	}
 	mgrOpts := ctrl.Options{
 		Scheme: Scheme(),
-		// Nothing reads managed fields from the cache; they are its largest part.
+		// Managed fields are the cache's largest part: only the owned kinds keep
+		// theirs, trimmed to what the reconciler compares (controller.CacheByObject).
 		Cache:                  cache.Options{ByObject: controller.CacheByObject(opts.Namespace), DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress: opts.HealthAddr,

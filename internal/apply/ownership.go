@@ -1,0 +1,192 @@
+package apply
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/fluxcd/pkg/ssa/normalize"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// Normalized is obj as Objects sends it: the fields an apply of it owns.
+func Normalized(obj client.Object) (*unstructured.Unstructured, error) {
+	u, err := normalize.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T: %w", obj, err)
+	}
+	if err := normalize.Unstructured(u); err != nil {
+		return nil, fmt.Errorf("normalizing %s %s: %w", u.GetKind(), client.ObjectKeyFromObject(u), err)
+	}
+	return u, nil
+}
+
+// Owned is the set of fields manager holds on obj through server-side
+// apply; false when it has never applied obj.
+func Owned(obj metav1.Object, manager string) (*fieldpath.Set, bool, error) {
+	for _, entry := range obj.GetManagedFields() {
+		if entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == "" {
+			set, err := fieldSet(entry)
+			return set, err == nil, err
+		}
+	}
+	return nil, false, nil
+}
+
+// Unset returns a field manager owns that desired no longer sets: the
+// next apply of desired removes it. The second result is false when
+// desired sets every owned field.
+func Unset(owned *fieldpath.Set, desired map[string]any) (fieldpath.Path, bool) {
+	var missing fieldpath.Path
+	owned.Iterate(func(p fieldpath.Path) {
+		if missing == nil && !sets(desired, p) {
+			missing = p.Copy()
+		}
+	})
+	return missing, missing != nil
+}
+
+// sets reports whether obj holds a value at path p.
+func sets(obj any, p fieldpath.Path) bool {
+	current := obj
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			m, ok := current.(map[string]any)
+			if !ok {
+				return false
+			}
+			if current, ok = m[*pe.FieldName]; !ok {
+				return false
+			}
+		case pe.Index != nil:
+			l, ok := current.([]any)
+			if !ok || *pe.Index >= len(l) {
+				return false
+			}
+			current = l[*pe.Index]
+		case pe.Key != nil:
+			item, ok := find(current, func(item any) bool { return keyed(item, *pe.Key) })
+			if !ok {
+				return false
+			}
+			current = item
+		case pe.Value != nil:
+			item, ok := find(current, func(item any) bool { return value.Equals(value.NewValueInterface(item), *pe.Value) })
+			if !ok {
+				return false
+			}
+			current = item
+		}
+	}
+	return true
+}
+
+// find returns the first item of list that match accepts.
+func find(list any, match func(any) bool) (any, bool) {
+	l, ok := list.([]any)
+	if !ok {
+		return nil, false
+	}
+	for _, item := range l {
+		if match(item) {
+			return item, true
+		}
+	}
+	return nil, false
+}
+
+// keyed reports whether item is the map a list-map key names.
+func keyed(item any, key value.FieldList) bool {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, f := range key {
+		v, ok := m[f.Name]
+		if !ok || !value.Equals(value.NewValueInterface(v), f.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// Pending reports whether fields of obj are held outside manager's one
+// Apply entry: by its own plain writes (a create), or, with takeBack, by
+// any other writer. Until they are handed over, an apply cannot remove them.
+func Pending(obj metav1.Object, manager string, takeBack bool) bool {
+	for _, entry := range obj.GetManagedFields() {
+		if handedOver(entry, manager, takeBack) {
+			return true
+		}
+	}
+	return false
+}
+
+// handedOver selects the entries whose fields Handover gives manager.
+func handedOver(entry metav1.ManagedFieldsEntry, manager string, takeBack bool) bool {
+	if entry.Subresource != "" {
+		return false // status and other subresources belong to their controllers
+	}
+	if entry.Manager == manager {
+		return entry.Operation != metav1.ManagedFieldsOperationApply
+	}
+	return takeBack
+}
+
+// Handover returns the JSON patch that gathers into manager's Apply entry
+// the fields Pending reports, as fluxcd/pkg/ssa's field-manager cleanup
+// does; the next apply then owns them and removes what it no longer sets.
+// The patch holds obj's resourceVersion: a write in between makes it a
+// conflict, never a hand-over of fields the caller did not see.
+func Handover(obj metav1.Object, manager string, takeBack bool) ([]byte, error) {
+	owned := &fieldpath.Set{}
+	var ours *metav1.ManagedFieldsEntry
+	var kept []metav1.ManagedFieldsEntry
+	for _, entry := range obj.GetManagedFields() {
+		isApply := entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
+		if !isApply && !handedOver(entry, manager, takeBack) {
+			kept = append(kept, entry)
+			continue
+		}
+		set, err := fieldSet(entry)
+		if err != nil {
+			return nil, err
+		}
+		owned = owned.Union(set)
+		if ours == nil || isApply {
+			ours = entry.DeepCopy()
+		}
+	}
+	if ours == nil {
+		return nil, nil
+	}
+	raw, err := owned.ToJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encoding the fields of %s: %w", manager, err)
+	}
+	ours.Manager, ours.Operation, ours.Subresource = manager, metav1.ManagedFieldsOperationApply, ""
+	ours.FieldsType, ours.FieldsV1 = "FieldsV1", &metav1.FieldsV1{Raw: raw}
+	ours.Time = &metav1.Time{Time: time.Now().UTC().Truncate(time.Second)}
+	patch := []map[string]any{
+		{"op": "replace", "path": "/metadata/resourceVersion", "value": obj.GetResourceVersion()},
+		{"op": "replace", "path": "/metadata/managedFields", "value": append(kept, *ours)},
+	}
+	return json.Marshal(patch)
+}
+
+func fieldSet(entry metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	set := &fieldpath.Set{}
+	if entry.FieldsV1 == nil {
+		return set, nil
+	}
+	if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		return nil, fmt.Errorf("reading the fields of %s: %w", entry.Manager, err)
+	}
+	return set, nil
+}
