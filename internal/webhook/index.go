@@ -2,8 +2,11 @@ package webhook
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,18 +24,15 @@ const (
 	namespaceTenantKey = "metadata.labels.tenant"
 )
 
-// Index is the guard's tenancy.Store: the manager's informer cache, so that
-// an admission request costs no API call, and a live read where the cache
-// misses a namespace or tenant, so that a miss is never taken for "not a
-// tenant's".
+// Index is the guard's view of tenancy: the manager's informer cache, so
+// that an admission request costs no API call, and a live read where the
+// cache misses a namespace or tenant, so that a miss is never taken for
+// "not a tenant's". Each request reads it through For, which keeps what
+// could not be read.
 type Index struct {
-	// ctx bounds reads, which block only until the first sync.
-	ctx  context.Context
 	c    client.Reader
 	live client.Reader
 }
-
-var _ tenancy.Store = &Index{}
 
 // NewIndex registers the field indexers on c and returns the index that
 // reads them, falling back to live on a miss.
@@ -50,61 +50,98 @@ func NewIndex(ctx context.Context, c cache.Cache, live client.Reader) (*Index, e
 	if err := c.IndexField(ctx, &corev1.Namespace{}, namespaceTenantKey, tenancy.LabelledFor); err != nil {
 		return nil, err
 	}
-	return &Index{ctx: ctx, c: c, live: live}, nil
+	return &Index{c: c, live: live}, nil
 }
 
-// Resolver answers the policy's tenancy questions from the index.
-func (x *Index) Resolver() tenancy.Resolver {
-	return tenancy.Resolver{Store: x}
+// For is the index as one request reads it, bounded by the request's
+// context.
+func (x *Index) For(ctx context.Context) *Reads {
+	return &Reads{index: x, ctx: ctx}
+}
+
+// Reads is one request's tenancy.Store. A read that fails answers as
+// absent to the policy, and Err reports it: the caller then denies, since
+// what the policy decided without it is no decision.
+type Reads struct {
+	index *Index
+	ctx   context.Context
+	mu    sync.Mutex
+	err   error
+}
+
+var _ tenancy.Store = &Reads{}
+
+// Resolver answers the policy's tenancy questions from these reads.
+func (r *Reads) Resolver() tenancy.Resolver {
+	return tenancy.Resolver{Store: r}
+}
+
+// Err is the first read that failed, nil when every one succeeded.
+func (r *Reads) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func (r *Reads) fail(what string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = fmt.Errorf("reading %s: %w", what, err)
+	}
 }
 
 // Tenant reads one Tenant by name, nil if there is none.
-func (x *Index) Tenant(name string) *v1alpha1.Tenant {
+func (r *Reads) Tenant(name string) *v1alpha1.Tenant {
 	if name == "" {
 		return nil
 	}
 	t := &v1alpha1.Tenant{}
-	if !x.get(client.ObjectKey{Name: name}, t) {
+	if !r.get("tenant "+name, client.ObjectKey{Name: name}, t) {
 		return nil
 	}
 	return t
 }
 
 // Namespace reads one Namespace by name, nil if there is none.
-func (x *Index) Namespace(name string) *corev1.Namespace {
+func (r *Reads) Namespace(name string) *corev1.Namespace {
 	ns := &corev1.Namespace{}
-	if !x.get(client.ObjectKey{Name: name}, ns) {
+	if !r.get("namespace "+name, client.ObjectKey{Name: name}, ns) {
 		return nil
 	}
 	return ns
 }
 
-// get reads obj from the cache, else live; false when neither has it or a
-// read fails, which callers treat as absent and the policy then freezes.
+// get reads obj from the cache, else live; false when neither has it.
 // Cache reads share the cached object's maps and slices rather than copy
 // them: the policy only reads, and under load the copies cost more than the
 // rules that read them.
-func (x *Index) get(key client.ObjectKey, obj client.Object) bool {
-	if err := x.c.Get(x.ctx, key, obj, client.UnsafeDisableDeepCopy); err == nil {
+func (r *Reads) get(what string, key client.ObjectKey, obj client.Object) bool {
+	if err := r.index.c.Get(r.ctx, key, obj, client.UnsafeDisableDeepCopy); err == nil {
 		return true
 	}
-	return x.live.Get(x.ctx, key, obj) == nil
+	err := r.index.live.Get(r.ctx, key, obj)
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.fail(what, err)
+	}
+	return err == nil
 }
 
 // Assigning lists the Tenants naming ns in spec.namespaces.
-func (x *Index) Assigning(ns string) []*v1alpha1.Tenant {
-	return x.tenants(client.MatchingFields{tenantNamespaceKey: ns})
+func (r *Reads) Assigning(ns string) []*v1alpha1.Tenant {
+	return r.tenants("the tenants assigning "+ns, client.MatchingFields{tenantNamespaceKey: ns})
 }
 
 // Owning lists the Tenants naming the owner key.
-func (x *Index) Owning(key string) []*v1alpha1.Tenant {
-	return x.tenants(client.MatchingFields{tenantOwnerKey: key})
+func (r *Reads) Owning(key string) []*v1alpha1.Tenant {
+	return r.tenants("the tenants owned by "+key, client.MatchingFields{tenantOwnerKey: key})
 }
 
 // Labelled lists the namespaces labelled for the tenant.
-func (x *Index) Labelled(tenant string) []*corev1.Namespace {
+func (r *Reads) Labelled(tenant string) []*corev1.Namespace {
 	list := &corev1.NamespaceList{}
-	if err := x.c.List(x.ctx, list, client.MatchingFields{namespaceTenantKey: tenant}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.index.c.List(r.ctx, list, client.MatchingFields{namespaceTenantKey: tenant}, client.UnsafeDisableDeepCopy); err != nil {
+		r.fail("the namespaces of tenant "+tenant, err)
 		return nil
 	}
 	out := make([]*corev1.Namespace, len(list.Items))
@@ -115,10 +152,11 @@ func (x *Index) Labelled(tenant string) []*corev1.Namespace {
 }
 
 // tenants lists the Tenants matching an index, sharing the cache's
-// objects as get does; a cache error reads as none.
-func (x *Index) tenants(match client.MatchingFields) []*v1alpha1.Tenant {
+// objects as get does.
+func (r *Reads) tenants(what string, match client.MatchingFields) []*v1alpha1.Tenant {
 	list := &v1alpha1.TenantList{}
-	if err := x.c.List(x.ctx, list, match, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.index.c.List(r.ctx, list, match, client.UnsafeDisableDeepCopy); err != nil {
+		r.fail(what, err)
 		return nil
 	}
 	out := make([]*v1alpha1.Tenant, len(list.Items))

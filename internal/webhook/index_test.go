@@ -30,7 +30,7 @@ func TestIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	index := store.Resolver()
+	index := store.For(cctx).Resolver()
 	go func() { _ = c.Start(cctx) }()
 	defer cancel()
 
@@ -121,7 +121,7 @@ func TestIndexMissReadsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(ctx, ns) })
-	if got := nameOf(store.Resolver().ForNamespace("miss-one")); got != "miss" {
+	if got := nameOf(store.For(ctx).Resolver().ForNamespace("miss-one")); got != "miss" {
 		t.Errorf("ForNamespace on a cache miss = %q, want miss, read live", got)
 	}
 }

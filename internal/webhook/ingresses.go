@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -39,11 +40,8 @@ const (
 // each stripped to the fields read, so that the cluster's Ingresses cost
 // little memory. Until it has synced, a hostname reads as held by unknown.
 type sharedCache struct {
-	ctx context.Context
-	c   cache.Cache
+	c cache.Cache
 }
-
-var _ policy.Shared = &sharedCache{}
 
 // newSharedCache starts the cache with the manager and indexes hostnames.
 func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
@@ -73,7 +71,43 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 	if err := mgr.Add(everyReplica{c}); err != nil {
 		return nil, err
 	}
-	return &sharedCache{ctx: ctx, c: c}, nil
+	return &sharedCache{c: c}, nil
+}
+
+// For is the cache as one request reads it, bounded by its context.
+func (x *sharedCache) For(ctx context.Context) *sharedReads {
+	return &sharedReads{c: x.c, ctx: ctx}
+}
+
+// sharedReads is one request's policy.Shared; Err reports a list that
+// failed, as Reads.Err does.
+type sharedReads struct {
+	c   cache.Cache
+	ctx context.Context
+	mu  sync.Mutex
+	err error
+}
+
+var _ policy.Shared = &sharedReads{}
+
+// Err is the first list that failed, nil when every one succeeded.
+func (x *sharedReads) Err() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.err
+}
+
+// list lists into obj, keeping the first failure.
+func (x *sharedReads) list(obj client.ObjectList, opts ...client.ListOption) bool {
+	err := x.c.List(x.ctx, obj, opts...)
+	if err != nil {
+		x.mu.Lock()
+		if x.err == nil {
+			x.err = fmt.Errorf("listing %T: %w", obj, err)
+		}
+		x.mu.Unlock()
+	}
+	return err == nil
 }
 
 // everyReplica runs a cache on every replica, not only the leader: the
@@ -83,10 +117,10 @@ type everyReplica struct{ cache.Cache }
 func (everyReplica) NeedLeaderElection() bool { return false }
 
 // HostNamespaces lists the namespaces of the Ingresses naming host.
-func (x *sharedCache) HostNamespaces(host string) ([]string, error) {
+func (x *sharedReads) HostNamespaces(host string) ([]string, error) {
 	list := &networkingv1.IngressList{}
-	if err := x.c.List(x.ctx, list, client.MatchingFields{ingressHostKey: strings.ToLower(host)}); err != nil {
-		return nil, fmt.Errorf("listing ingresses: %w", err)
+	if !x.list(list, client.MatchingFields{ingressHostKey: strings.ToLower(host)}) {
+		return nil, x.Err()
 	}
 	var out []string
 	for _, ing := range list.Items {
@@ -97,12 +131,12 @@ func (x *sharedCache) HostNamespaces(host string) ([]string, error) {
 
 // Defaults are the cluster's default classes, picked as the admission
 // plugins pick them: the lowest globalDefault priority, the newest default
-// storage and ingress class. A read that fails reads as no default, which
-// allows only the Tenant's lists.
-func (x *sharedCache) Defaults() policy.Defaults {
+// storage and ingress class. A list that fails reads as no default and
+// fails the request's reads.
+func (x *sharedReads) Defaults() policy.Defaults {
 	var d policy.Defaults
 	priorities := &schedulingv1.PriorityClassList{}
-	if x.c.List(x.ctx, priorities) == nil {
+	if x.list(priorities) {
 		var lowest *schedulingv1.PriorityClass
 		for i, pc := range priorities.Items {
 			if pc.GlobalDefault && (lowest == nil || pc.Value < lowest.Value) {
@@ -114,11 +148,11 @@ func (x *sharedCache) Defaults() policy.Defaults {
 		}
 	}
 	storage := &storagev1.StorageClassList{}
-	if x.c.List(x.ctx, storage) == nil {
+	if x.list(storage) {
 		d.StorageClass = newestDefault(metas(storage.Items, func(s *storagev1.StorageClass) metav1.Object { return s }))
 	}
 	ingress := &networkingv1.IngressClassList{}
-	if x.c.List(x.ctx, ingress) == nil {
+	if x.list(ingress) {
 		d.IngressClass = newestDefault(metas(ingress.Items, func(c *networkingv1.IngressClass) metav1.Object { return c }))
 	}
 	return d

@@ -11,13 +11,13 @@ import (
 
 // mutator answers the mutating webhook with policy.Default.
 type mutator struct {
-	tenants policy.Tenants
+	index *Index
 }
 
 var _ admission.Handler = &mutator{}
 
 // Handle allows the request with the policy's default patches, if any.
-func (m *mutator) Handle(_ context.Context, req admission.Request) admission.Response {
+func (m *mutator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	preq, err := policyRequest(req)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
@@ -25,5 +25,10 @@ func (m *mutator) Handle(_ context.Context, req admission.Request) admission.Res
 	if preq.Object == nil {
 		return admission.Allowed("")
 	}
-	return admission.Patched("", policy.Default(preq, m.tenants)...)
+	reads := m.index.For(ctx)
+	patches := policy.Default(preq, reads.Resolver())
+	if err := reads.Err(); err != nil {
+		return undecided(err)
+	}
+	return admission.Patched("", patches...)
 }

@@ -24,7 +24,6 @@ const reservationTTL = 30 * time.Second
 // several replicas of the webhook can at worst let through namespaces the
 // tenant gets no access to.
 type selfServiceCreates struct {
-	index *Index
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
 	// admitted maps tenant, then namespace, to when its creation was
@@ -32,18 +31,18 @@ type selfServiceCreates struct {
 	admitted map[string]map[string]time.Time
 }
 
-func newSelfServiceCreates(index *Index) *selfServiceCreates {
-	return &selfServiceCreates{index: index, locks: map[string]*sync.Mutex{}, admitted: map[string]map[string]time.Time{}}
+func newSelfServiceCreates() *selfServiceCreates {
+	return &selfServiceCreates{locks: map[string]*sync.Mutex{}, admitted: map[string]map[string]time.Time{}}
 }
 
 // judge runs evaluate for a creation of a namespace labelled for tenant
 // with that tenant's count exact, and records the creation when admitted
 // and real.
-func (s *selfServiceCreates) judge(tenant, namespace string, dryRun bool, evaluate func(tenancy.Resolver) bool) {
+func (s *selfServiceCreates) judge(reads *Reads, tenant, namespace string, dryRun bool, evaluate func(tenancy.Resolver) bool) {
 	lock := s.lock(tenant)
 	lock.Lock()
 	defer lock.Unlock()
-	if evaluate(tenancy.Resolver{Store: &liveCount{Index: s.index, creates: s}}) && !dryRun {
+	if evaluate(tenancy.Resolver{Store: &liveCount{Reads: reads, creates: s}}) && reads.Err() == nil && !dryRun {
 		s.mu.Lock()
 		if s.admitted[tenant] == nil {
 			s.admitted[tenant] = map[string]time.Time{}
@@ -82,19 +81,20 @@ func (s *selfServiceCreates) pending(tenant string, listed []*corev1.Namespace) 
 	return out
 }
 
-// liveCount is the index with the tenant's namespaces listed live and its
-// admitted creations counted.
+// liveCount is a request's reads with the tenant's namespaces listed live
+// and its admitted creations counted.
 type liveCount struct {
-	*Index
+	*Reads
 	creates *selfServiceCreates
 }
 
 // Labelled lists the tenant's namespaces from the API server, plus those
-// admitted but not listed yet; a failed list reads as the cache's.
+// admitted but not listed yet; a failed list fails the request's reads.
 func (l *liveCount) Labelled(tenant string) []*corev1.Namespace {
 	list := &corev1.NamespaceList{}
-	if err := l.live.List(l.ctx, list, client.MatchingLabels{v1alpha1.TenantLabel: tenant}); err != nil {
-		return l.Index.Labelled(tenant)
+	if err := l.index.live.List(l.ctx, list, client.MatchingLabels{v1alpha1.TenantLabel: tenant}); err != nil {
+		l.fail("the namespaces of tenant "+tenant, err)
+		return nil
 	}
 	out := make([]*corev1.Namespace, len(list.Items))
 	for i := range list.Items {

@@ -123,10 +123,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
 	}
-	tenants := index.Resolver()
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{tenants: tenants, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates(index)}}})
-	server.Register(MutatePath, &webhook.Admission{Handler: timed{"mutate", &mutator{tenants: tenants}}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{index: index, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates()}}})
+	server.Register(MutatePath, &webhook.Admission{Handler: timed{"mutate", &mutator{index: index}}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -40,8 +41,8 @@ func init() {
 
 // validator answers the validating webhook with policy.Evaluate.
 type validator struct {
-	tenants  policy.Tenants
-	shared   policy.Shared
+	index    *Index
+	shared   *sharedCache
 	platform policy.Platform
 	recorder events.EventRecorder
 	// creates judges namespace creations with exact self-service counts.
@@ -58,14 +59,22 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	preq.Platform, preq.Shared = v.platform, v.shared
+	reads, shared := v.index.For(ctx), v.shared.For(ctx)
+	tenants := reads.Resolver()
+	preq.Platform, preq.Shared = v.platform, shared
 	// A namespaced kind the rules do not know is not theirs to judge, but
 	// in a released namespace (LL024); a cluster-scoped one is, whatever
 	// its kind (LL014).
-	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" && v.tenants.Released(req.Namespace) == "" {
+	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" && tenants.Released(req.Namespace) == "" {
+		if err := reads.Err(); err != nil {
+			return undecided(err)
+		}
 		return admission.Allowed("")
 	}
-	errs := v.evaluate(req, preq)
+	errs := v.evaluate(req, preq, reads)
+	if err := errors.Join(reads.Err(), shared.Err()); err != nil {
+		return undecided(err)
+	}
 	if len(errs) == 0 {
 		return admission.Allowed("")
 	}
@@ -73,7 +82,7 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	message := errs.ToAggregate().Error()
 	// A dry run changes nothing, so it leaves no trace either.
 	if req.DryRun == nil || !*req.DryRun {
-		v.record(req, rule, message)
+		v.record(req, tenants, rule, message)
 	}
 	resp := admission.Denied(message)
 	if policy.Hidden(errs) {
@@ -90,17 +99,17 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 
 // evaluate judges the request; a namespace created with a tenant label
 // is judged with that tenant's creations in order and counted exactly.
-func (v *validator) evaluate(req admission.Request, preq policy.Request) field.ErrorList {
+func (v *validator) evaluate(req admission.Request, preq policy.Request, reads *Reads) field.ErrorList {
 	ns, creating := preq.Object.(*corev1.Namespace)
 	tenant := ""
 	if creating {
 		tenant = ns.Labels[v1alpha1.TenantLabel]
 	}
 	if req.Operation != admissionv1.Create || tenant == "" || v.creates == nil {
-		return policy.Evaluate(preq, v.tenants)
+		return policy.Evaluate(preq, reads.Resolver())
 	}
 	var errs field.ErrorList
-	v.creates.judge(tenant, ns.Name, req.DryRun != nil && *req.DryRun, func(tenants tenancy.Resolver) bool {
+	v.creates.judge(reads, tenant, ns.Name, req.DryRun != nil && *req.DryRun, func(tenants tenancy.Resolver) bool {
 		errs = policy.Evaluate(preq, tenants)
 		return len(errs) == 0
 	})
@@ -111,9 +120,9 @@ func (v *validator) evaluate(req admission.Request, preq policy.Request) field.E
 // an Event on it, and, when the write aimed at another tenant's namespace,
 // against that tenant too under its own metric and reason, so that one
 // tenant's attempts never read as another's misconduct.
-func (v *validator) record(req admission.Request, rule, message string) {
-	target := v.target(req)
-	requester := v.requester(req, target)
+func (v *validator) record(req admission.Request, tenants tenancy.Resolver, rule, message string) {
+	target := target(req, tenants)
+	requester := requester(req, tenants, target)
 	// The object refused, named on the Event for whoever reads it.
 	written := &corev1.ObjectReference{
 		APIVersion: schema.GroupVersion{Group: req.Kind.Group, Version: req.Kind.Version}.String(),
@@ -134,17 +143,17 @@ func (v *validator) record(req admission.Request, rule, message string) {
 
 // target is the Tenant holding the namespace written in, or the Namespace
 // written.
-func (v *validator) target(req admission.Request) *v1alpha1.Tenant {
+func target(req admission.Request, tenants tenancy.Resolver) *v1alpha1.Tenant {
 	if req.Kind.Group == "" && req.Kind.Kind == "Namespace" {
-		return v.tenants.ForNamespace(req.Name)
+		return tenants.ForNamespace(req.Name)
 	}
-	return v.tenants.ForNamespace(req.Namespace)
+	return tenants.ForNamespace(req.Namespace)
 }
 
 // requester is the Tenant the writer acts for: the target when the writer
 // acts for it, else the first by name.
-func (v *validator) requester(req admission.Request, target *v1alpha1.Tenant) *v1alpha1.Tenant {
-	actsFor := v.tenants.ForUser(req.UserInfo)
+func requester(req admission.Request, tenants tenancy.Resolver, target *v1alpha1.Tenant) *v1alpha1.Tenant {
+	actsFor := tenants.ForUser(req.UserInfo)
 	for _, t := range actsFor {
 		if target != nil && t.Name == target.Name {
 			return t
@@ -184,4 +193,11 @@ func policyRequest(req admission.Request) (policy.Request, error) {
 		Name:      req.Name,
 		User:      req.UserInfo,
 	}, nil
+}
+
+// undecided refuses a request the guard could not judge, naming what it
+// could not read: a decision made without it would be a guess, and an
+// allow by default is how confinement fails quietly.
+func undecided(err error) admission.Response {
+	return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("landlord could not judge this request, so it is refused: %w", err))
 }
