@@ -29,6 +29,7 @@ import (
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -205,10 +206,9 @@ func TestChartValues(t *testing.T) {
 				t.Errorf("objects.landlord.dev failurePolicy %v, timeoutSeconds %v, want Ignore and 10", guard["failurePolicy"], guard["timeoutSeconds"])
 			}
 			conditions, _, _ := unstructured.NestedSlice(webhooks[2].(map[string]any), "matchConditions")
-			want := map[string]string{
-				"not-platform-users":  `!(request.userInfo.username in ["alice@example.com"])`,
-				"not-platform-groups": `!request.userInfo.groups.exists(g, g in ["platform-admins", "sre"])`,
-			}
+			// The chart templates what the controller writes with the same flags.
+			platform := policy.Platform{Users: []string{"alice@example.com"}, Groups: []string{"platform-admins", "sre"}}
+			want := map[string]string{"not-platform": "!(" + platform.CEL() + ")"}
 			for _, c := range conditions {
 				c := c.(map[string]any)
 				if expr, ok := want[c["name"].(string)]; ok && c["expression"] == expr {

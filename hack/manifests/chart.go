@@ -5,7 +5,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -199,7 +198,7 @@ func webhookTemplates() []string {
 			log.Fatal(err)
 		}
 		unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
-		formats := placeholderConditions(u)
+		format := placeholderCondition(u)
 		data, err := yaml.Marshal(u)
 		if err != nil {
 			log.Fatal(err)
@@ -207,14 +206,9 @@ func webhookTemplates() []string {
 		doc := strings.Replace(string(data), annotation, "{{- if .Values.webhook.certManager.enabled }}\n"+annotation+"{{- end }}\n", 1)
 		doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
 		doc = strings.ReplaceAll(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder), "timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}")
-		for placeholder, value := range map[string]string{usersPlaceholder: ".Values.platform.users", groupsPlaceholder: ".Values.platform.groups"} {
-			format, ok := formats[placeholder]
-			if !ok {
-				continue
-			}
-			entry := regexp.MustCompile(`(?m)^( *)- expression: ` + placeholder + `\n( *name: .*\n)`)
-			doc = entry.ReplaceAllString(doc, "{{- with "+value+" }}\n"+
-				`${1}- expression: {{ printf `+strconv.Quote(format)+` (include "landlord.celList" .) | toJson }}`+"\n${2}{{- end }}\n")
+		if format != "" {
+			doc = strings.ReplaceAll(doc, "expression: "+usersPlaceholder+"\n",
+				`expression: {{ printf `+strconv.Quote(format)+` (include "landlord.celList" .Values.platform.users) (include "landlord.celList" .Values.platform.groups) | toJson }}`+"\n")
 		}
 		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || strings.Contains(doc, failurePlaceholder) ||
 			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
@@ -225,10 +219,12 @@ func webhookTemplates() []string {
 	return docs
 }
 
-// placeholderConditions replaces the expressions naming a placeholder with
-// the placeholder alone, returning each expression as a format of its list.
-func placeholderConditions(u map[string]any) map[string]string {
-	formats := map[string]string{}
+// placeholderCondition replaces the expressions naming the placeholders
+// with the users' placeholder alone, returning the expression as a format
+// of the users' list, then the groups'. Every webhook exempting the
+// platform carries the same expression.
+func placeholderCondition(u map[string]any) string {
+	format := ""
 	hooks, _, _ := unstructured.NestedSlice(u, "webhooks")
 	for _, h := range hooks {
 		conditions, found, _ := unstructured.NestedSlice(h.(map[string]any), "matchConditions")
@@ -238,12 +234,10 @@ func placeholderConditions(u map[string]any) map[string]string {
 		for _, c := range conditions {
 			condition := c.(map[string]any)
 			expression := condition["expression"].(string)
-			for _, placeholder := range []string{usersPlaceholder, groupsPlaceholder} {
-				list := fmt.Sprintf("[%q]", placeholder)
-				if strings.Contains(expression, list) {
-					formats[placeholder] = strings.Replace(expression, list, "%s", 1)
-					condition["expression"] = placeholder
-				}
+			users, groups := fmt.Sprintf("[%q]", usersPlaceholder), fmt.Sprintf("[%q]", groupsPlaceholder)
+			if strings.Contains(expression, users) && strings.Contains(expression, groups) {
+				format = strings.Replace(strings.Replace(expression, users, "%[1]s", 1), groups, "%[2]s", 1)
+				condition["expression"] = usersPlaceholder
 			}
 		}
 		if err := unstructured.SetNestedSlice(h.(map[string]any), conditions, "matchConditions"); err != nil {
@@ -253,7 +247,7 @@ func placeholderConditions(u map[string]any) map[string]string {
 	if err := unstructured.SetNestedSlice(u, hooks, "webhooks"); err != nil {
 		log.Fatal(err)
 	}
-	return formats
+	return format
 }
 
 func writeTemplate(name string, docs []string) {

@@ -12,20 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // ControllerUser is the Landlord controller's identity, the only writer of
 // the objects it manages.
 const ControllerUser = "system:serviceaccount:landlord-system:landlord-controller"
-
-// mastersGroup bypasses RBAC, so judging it would only break break-glass.
-const mastersGroup = "system:masters"
-
-// platformNamespaces hold the service accounts of Kubernetes' and Flux's
-// own controllers: the namespace and garbage collectors must be able to
-// delete what they delete.
-var platformNamespaces = []string{"kube-system", "flux-system"}
 
 // identity is who writes.
 type identity struct {
@@ -35,27 +26,12 @@ type identity struct {
 	tenant *v1alpha1.Tenant
 }
 
-// Platform names the platform's own admins beyond system:masters: on
-// managed clusters and with OIDC they are users or groups, not masters.
-type Platform struct {
-	Users  []string
-	Groups []string
-}
-
-// includes reports whether u is one of the configured platform identities.
-func (p Platform) includes(u authenticationv1.UserInfo) bool {
-	return slices.Contains(p.Users, u.Username) || slices.ContainsFunc(u.Groups, func(g string) bool { return slices.Contains(p.Groups, g) })
-}
-
 // identify tells platform identities from tenants; a platform identity is
 // never a tenant, even if a tenant lists it as an owner. A user acting for
 // several tenants acts, in each request, for the one the request concerns
 // (focus), else for the first by name.
 func identify(u authenticationv1.UserInfo, tenants Tenants, platform Platform, focus string) identity {
-	if u.Username == ControllerUser || slices.Contains(u.Groups, mastersGroup) || platform.includes(u) || kubernetesComponent(u) {
-		return identity{platform: true}
-	}
-	if ns, _, ok := tenancy.SplitServiceAccount(u.Username); ok && slices.Contains(platformNamespaces, ns) {
+	if platform.Includes(u) {
 		return identity{platform: true}
 	}
 	actsFor := tenants.ForUser(u)
@@ -69,18 +45,6 @@ func identify(u authenticationv1.UserInfo, tenants Tenants, platform Platform, f
 	}
 	return identity{}
 }
-
-// kubernetesComponent reports the cluster's own components: kubelets (which
-// delete pods they evicted) and the control plane's users.
-func kubernetesComponent(u authenticationv1.UserInfo) bool {
-	if strings.HasPrefix(u.Username, "system:node:") && slices.Contains(u.Groups, "system:nodes") {
-		return true
-	}
-	return slices.Contains(componentUsers, u.Username)
-}
-
-// componentUsers are the control plane's own user names.
-var componentUsers = []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"}
 
 // clusterScoped is rule LL014: tenants write no cluster-scoped object, over
 // and above what RBAC grants them, but those spec.clusterResources

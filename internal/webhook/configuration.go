@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -71,9 +70,8 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				Rules: []admissionregistrationv1.RuleWithOperations{
 					rule(allOperations, admissionregistrationv1.NamespacedScope, "*", "*"),
 				},
-				NamespaceSelector: releasedNamespaces(),
-				MatchConditions: append(platformExemptions(opts.Platform),
-					admissionregistrationv1.MatchCondition{Name: "not-kubernetes-components", Expression: `!request.userInfo.username.startsWith("system:") || request.userInfo.username.startsWith("system:serviceaccount:")`}),
+				NamespaceSelector:       releasedNamespaces(),
+				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatform(opts.Platform)},
 				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
@@ -86,7 +84,7 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 					rule(allOperations, admissionregistrationv1.ClusterScope, "", "namespaces"),
 				},
 				// Platform identities never wait on the webhook for a namespace.
-				MatchConditions:         platformExemptions(opts.Platform),
+				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatform(opts.Platform)},
 				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
@@ -101,12 +99,12 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				Rules: []admissionregistrationv1.RuleWithOperations{
 					rule(allOperations, admissionregistrationv1.ClusterScope, "*", "*"),
 				},
-				MatchConditions: append(platformExemptions(opts.Platform),
-					admissionregistrationv1.MatchCondition{Name: "not-namespaces", Expression: `!(request.resource.group == "" && request.resource.resource == "namespaces")`},
+				MatchConditions: []admissionregistrationv1.MatchCondition{
+					notPlatform(opts.Platform),
+					{Name: "not-namespaces", Expression: `!(request.resource.group == "" && request.resource.resource == "namespaces")`},
 					// Access and token reviews persist nothing and answer `kubectl auth can-i`.
-					admissionregistrationv1.MatchCondition{Name: "not-reviews", Expression: `!(request.resource.group in ["authorization.k8s.io", "authentication.k8s.io"])`},
-					admissionregistrationv1.MatchCondition{Name: "not-kubernetes-components", Expression: `!request.userInfo.username.startsWith("system:") || request.userInfo.username.startsWith("system:serviceaccount:")`},
-				),
+					{Name: "not-reviews", Expression: `!(request.resource.group in ["authorization.k8s.io", "authentication.k8s.io"])`},
+				},
 				FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
@@ -180,31 +178,17 @@ var unjudgedForPlatform = []struct {
 	{"networking.k8s.io", []string{"networkpolicies"}},
 }
 
-// platformControllers matches Landlord and the service accounts of
-// Kubernetes' and Flux's controllers, as the policy names them; a
-// break-glass admin still goes through the webhook, which fails closed.
-// A prefix and the last colon rather than a regular expression: the API
-// server evaluates it on every write of those kinds.
-func platformControllers() string {
-	alternatives := []string{fmt.Sprintf("request.userInfo.username == %q", policy.ControllerUser)}
-	for _, ns := range []string{"kube-system", "flux-system"} {
-		prefix := tenancy.ServiceAccountPrefix + ns + ":"
-		alternatives = append(alternatives, fmt.Sprintf(`(request.userInfo.username.startsWith(%q) && request.userInfo.username.lastIndexOf(":") == %d)`, prefix, len(prefix)-1))
-	}
-	return strings.Join(alternatives, " || ")
-}
-
 // notPlatformUnjudged spares the webhook the platform controllers' writes
 // of unjudgedForPlatform, which it would allow whatever they hold; the
 // kind is checked first, so other kinds cost one comparison.
 func notPlatformUnjudged() admissionregistrationv1.MatchCondition {
 	kinds := make([]string, len(unjudgedForPlatform))
 	for i, k := range unjudgedForPlatform {
-		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", k.group, celList(k.resources))
+		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", k.group, policy.CELList(k.resources))
 	}
 	return admissionregistrationv1.MatchCondition{
 		Name:       "not-platform-controllers-unjudged-kinds",
-		Expression: fmt.Sprintf("!((%s) && (%s))", strings.Join(kinds, " || "), platformControllers()),
+		Expression: fmt.Sprintf("!((%s) && (%s))", strings.Join(kinds, " || "), policy.ControllersCEL()),
 	}
 }
 
@@ -235,7 +219,7 @@ var workloadControllers = []string{
 func notWorkloadControllers() admissionregistrationv1.MatchCondition {
 	return admissionregistrationv1.MatchCondition{
 		Name:       "not-workload-controllers",
-		Expression: fmt.Sprintf("!(request.userInfo.username in %s)", celList(workloadControllers)),
+		Expression: fmt.Sprintf("!(request.userInfo.username in %s)", policy.CELList(workloadControllers)),
 	}
 }
 
@@ -253,34 +237,12 @@ func releasedNamespaces() *metav1.LabelSelector {
 	}}
 }
 
-// platformExemptions skip the identities the policy never judges on
-// namespaces: break-glass admins, the platform's configured admins,
-// Kubernetes' and Flux's controllers and Landlord itself.
-func platformExemptions(platform policy.Platform) []admissionregistrationv1.MatchCondition {
-	conditions := []admissionregistrationv1.MatchCondition{
-		{Name: "not-system-masters", Expression: `!("system:masters" in request.userInfo.groups)`},
-		{Name: "not-kube-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:kube-system:")`},
-		{Name: "not-flux-system", Expression: `!request.userInfo.username.startsWith("system:serviceaccount:flux-system:")`},
-		{Name: "not-landlord", Expression: fmt.Sprintf(`request.userInfo.username != %q`, policy.ControllerUser)},
-	}
-	if len(platform.Users) > 0 {
-		conditions = append(conditions, admissionregistrationv1.MatchCondition{
-			Name: "not-platform-users", Expression: fmt.Sprintf(`!(request.userInfo.username in %s)`, celList(platform.Users))})
-	}
-	if len(platform.Groups) > 0 {
-		conditions = append(conditions, admissionregistrationv1.MatchCondition{
-			Name: "not-platform-groups", Expression: fmt.Sprintf(`!request.userInfo.groups.exists(g, g in %s)`, celList(platform.Groups))})
-	}
-	return conditions
-}
-
-// celList spells values as a CEL list of string literals.
-func celList(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
-		quoted[i] = strconv.Quote(v)
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
+// notPlatform skips the identities the policy never judges on namespaces
+// and cluster-scoped objects (policy.Platform.Includes, spelled in CEL):
+// break-glass admins, the platform's configured admins, Kubernetes' and
+// Flux's controllers, kubelets and Landlord itself.
+func notPlatform(platform policy.Platform) admissionregistrationv1.MatchCondition {
+	return admissionregistrationv1.MatchCondition{Name: "not-platform", Expression: "!(" + platform.CEL() + ")"}
 }
 
 // clientConfig points at the in-cluster Service, or at URLBase when set.

@@ -1,0 +1,105 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/landlord-dev/landlord/internal/tenancy"
+)
+
+// Platform names the platform's own admins beyond system:masters: on
+// managed clusters and with OIDC they are users or groups, not masters.
+type Platform struct {
+	Users  []string
+	Groups []string
+}
+
+// platformIdentities is who the platform is, besides Platform's entries:
+// the one table that Includes reads in Go and CEL spells for the API
+// server's match conditions, so that the webhooks skip exactly the
+// identities the policy would not judge.
+var platformIdentities = struct {
+	// controllerUsers write as the platform's controllers.
+	controllerUsers []string
+	// controllerNamespaces hold the service accounts of Kubernetes' and
+	// Flux's controllers: the namespace and garbage collectors must be
+	// able to delete what they delete.
+	controllerNamespaces []string
+	// componentUsers are the control plane's own user names.
+	componentUsers []string
+	// groups are platform whoever is in them: system:masters bypasses
+	// RBAC, so judging it would only break break-glass.
+	groups []string
+	// A kubelet (which deletes the pods it evicted) is a user of this
+	// prefix in this group.
+	nodePrefix, nodeGroup string
+}{
+	controllerUsers:      []string{ControllerUser},
+	controllerNamespaces: []string{"kube-system", "flux-system"},
+	componentUsers:       []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"},
+	groups:               []string{"system:masters"},
+	nodePrefix:           "system:node:",
+	nodeGroup:            "system:nodes",
+}
+
+// Includes reports whether u is the platform: the policy never judges it
+// by the identity rules, nor counts it as any tenant.
+func (p Platform) Includes(u authenticationv1.UserInfo) bool {
+	id := platformIdentities
+	return isController(u) ||
+		slices.Contains(id.componentUsers, u.Username) || slices.Contains(p.Users, u.Username) ||
+		slices.ContainsFunc(u.Groups, func(g string) bool { return slices.Contains(id.groups, g) || slices.Contains(p.Groups, g) }) ||
+		strings.HasPrefix(u.Username, id.nodePrefix) && slices.Contains(u.Groups, id.nodeGroup)
+}
+
+// isController reports Landlord and the service accounts of Kubernetes'
+// and Flux's controllers.
+func isController(u authenticationv1.UserInfo) bool {
+	if slices.Contains(platformIdentities.controllerUsers, u.Username) {
+		return true
+	}
+	ns, _, ok := tenancy.SplitServiceAccount(u.Username)
+	return ok && slices.Contains(platformIdentities.controllerNamespaces, ns)
+}
+
+// CEL is Includes as a CEL expression over an admission request, for the
+// match conditions of the webhooks.
+func (p Platform) CEL() string {
+	id := platformIdentities
+	return strings.Join([]string{
+		ControllersCEL(),
+		fmt.Sprintf("request.userInfo.username in %s", CELList(id.componentUsers)),
+		// Platform's lists stand apart, possibly empty, so that the chart
+		// templates them into the same expression.
+		fmt.Sprintf("request.userInfo.username in %s", CELList(p.Users)),
+		// A request may carry no groups at all: then the field is absent.
+		fmt.Sprintf("(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in %s || g in %s))", CELList(id.groups), CELList(p.Groups)),
+		fmt.Sprintf("(request.userInfo.username.startsWith(%q) && has(request.userInfo.groups) && %q in request.userInfo.groups)", id.nodePrefix, id.nodeGroup),
+	}, " || ")
+}
+
+// ControllersCEL is isController as a CEL expression. A prefix and the
+// last colon rather than a regular expression: the API server evaluates
+// it on every write it guards.
+func ControllersCEL() string {
+	alternatives := []string{fmt.Sprintf("request.userInfo.username in %s", CELList(platformIdentities.controllerUsers))}
+	for _, ns := range platformIdentities.controllerNamespaces {
+		prefix := tenancy.ServiceAccountPrefix + ns + ":"
+		alternatives = append(alternatives, fmt.Sprintf(`(request.userInfo.username.startsWith(%q) && request.userInfo.username.lastIndexOf(":") == %d && size(request.userInfo.username) > %d)`,
+			prefix, len(prefix)-1, len(prefix)))
+	}
+	return strings.Join(alternatives, " || ")
+}
+
+// CELList spells values as a CEL list of string literals.
+func CELList(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = strconv.Quote(v)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
