@@ -188,7 +188,7 @@ func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, 
 		if err != nil {
 			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 		}
-		return r.handoverCreated(ctx, obj)
+		return r.handoverCreated(ctx, desired, obj)
 	}
 	if _, isNamespace := desired.(*corev1.Namespace); isNamespace {
 		// Lost a race for the name, or the cache lags: claimNamespaces
@@ -238,7 +238,7 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 	if err := r.Create(ctx, obj, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
 	}
-	return r.handoverCreated(ctx, obj)
+	return r.handoverCreated(ctx, desired, obj)
 }
 
 // upToDate reports whether applying sent would change nothing: existing
@@ -327,10 +327,22 @@ func takesBack(obj client.Object) bool {
 }
 
 // handoverCreated gives Landlord's apply the fields of an object it has
-// just created, so that the next apply removes what the Tenant drops.
-func (r *TenantReconciler) handoverCreated(ctx context.Context, created client.Object) error {
-	return r.patchHandover(ctx, created, false)
+// just created, so that the next apply removes what the Tenant drops. A
+// controller may write it first (the quota's status): then it is read
+// again, and only Landlord's own entries change hands.
+func (r *TenantReconciler) handoverCreated(ctx context.Context, desired, created client.Object) error {
+	err := r.patchHandover(ctx, desired, created, false)
+	for tries := 1; apierrors.IsConflict(err) && tries < handoverTries; tries++ {
+		if err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(created), created); err != nil {
+			return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
+		}
+		err = r.patchHandover(ctx, desired, created, false)
+	}
+	return err
 }
+
+// handoverTries bounds the reads of an object others keep writing.
+const handoverTries = 5
 
 // handover reads desired's object past the cache, which keeps no field
 // set of other writers, and gives Landlord's apply what plain writes hold
@@ -340,16 +352,17 @@ func (r *TenantReconciler) handover(ctx context.Context, desired client.Object) 
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
 		return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
 	}
-	return r.patchHandover(ctx, live, takesBack(desired))
+	return r.patchHandover(ctx, desired, live, takesBack(desired))
 }
 
-func (r *TenantReconciler) patchHandover(ctx context.Context, obj client.Object, takeBack bool) error {
-	patch, err := apply.Handover(obj, FieldOwner, takeBack)
+// patchHandover sends the hand-over of live's fields, desired naming it.
+func (r *TenantReconciler) patchHandover(ctx context.Context, desired, live client.Object, takeBack bool) error {
+	patch, err := apply.Handover(live, FieldOwner, takeBack)
 	if err != nil || patch == nil {
 		return err
 	}
-	if err := r.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return fmt.Errorf("handing the fields of %s to %s: %w", foreignObject{obj}, FieldOwner, err)
+	if err := r.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return fmt.Errorf("handing the fields of %s to %s: %w", foreignObject{desired}, FieldOwner, err)
 	}
 	return nil
 }

@@ -77,9 +77,13 @@ func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Ten
 			}
 			continue
 		}
+		if o.obj.GetDeletionTimestamp() != nil {
+			continue // deleted on an earlier pass, still finishing
+		}
 		if err := r.remove(ctx, o); err != nil {
 			return false, err
 		}
+		r.tell(ctx, tenant, o.obj, "Finalizing", "deleted %s: the Tenant is being deleted (deletionPolicy %s)", o, tenant.Spec.DeletionPolicy)
 	}
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.FinalizingReason,
 		fmt.Sprintf("waiting for %d objects, starting with %s", len(objects), objects[0]))

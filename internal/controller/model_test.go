@@ -130,7 +130,7 @@ func edit(rng *rand.Rand, t *v1alpha1.Tenant) string {
 			s.Notifications = nil
 			return "no notifications"
 		}
-		s.Notifications = &v1alpha1.Notifications{Type: "slack", Channel: pick("", "#ops", "#dev"), SecretRef: pick("", "slack"), EventSeverity: pick("", "info", "error")}
+		s.Notifications = &v1alpha1.Notifications{Type: "slack", Channel: pick("", "#ops", "#dev"), SecretRef: "slack", EventSeverity: pick("", "info", "error")}
 		return fmt.Sprintf("notifications %+v", *s.Notifications)
 	case 5, 6:
 		if len(s.Sources) == 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -41,16 +43,15 @@ func idOf(obj client.Object, gk schema.GroupKind) objectID {
 // this reconcile began is not leaving: another tenant may have handed it
 // over since, guard rails and data included, and the next reconcile
 // renders it.
-func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, desired []client.Object, h render.Holdings) (int, error) {
+func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, desired []client.Object, h render.Holdings) error {
 	want := map[objectID]bool{}
 	for _, obj := range desired {
 		want[idOf(obj, obj.GetObjectKind().GroupVersionKind().GroupKind())] = true
 	}
 	namespaces, err := r.owned(ctx, tenant, []ownedKind{namespaceKind})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	pruned := 0
 	leaving := map[string]bool{} // namespaces that left the spec
 	for _, ns := range namespaces {
 		if want[ns.id] || slices.Contains(h.Refused, ns.obj.GetName()) {
@@ -58,24 +59,23 @@ func (r *TenantReconciler) prune(ctx context.Context, tenant *v1alpha1.Tenant, d
 		}
 		leaving[ns.obj.GetName()] = true
 		if err := r.depart(ctx, tenant, ns); err != nil {
-			return pruned, err
+			return err
 		}
-		pruned++
 	}
 	others, err := r.owned(ctx, tenant, namespacedAndClusterKinds())
 	if err != nil {
-		return 0, err
+		return err
 	}
 	for _, o := range others {
 		if want[o.id] || leaving[o.id.namespace] || slices.Contains(h.Refused, o.id.namespace) {
 			continue // departing with its namespace, or handed over since
 		}
 		if err := r.remove(ctx, o); err != nil {
-			return pruned, err
+			return err
 		}
-		pruned++
+		r.tell(ctx, tenant, o.obj, "Pruned", "deleted %s: it left the Tenant's render", o)
 	}
-	return pruned, nil
+	return nil
 }
 
 // depart ends the tenant's hold on one of its namespaces: handed over to
@@ -92,7 +92,11 @@ func (r *TenantReconciler) depart(ctx context.Context, tenant *v1alpha1.Tenant, 
 	case heir != nil || keepsData(tenant, ns.obj):
 		return r.letGo(ctx, tenant, ns, heir)
 	}
-	return r.remove(ctx, ns)
+	if err := r.remove(ctx, ns); err != nil {
+		return err
+	}
+	r.tell(ctx, tenant, ns.obj, "Pruned", "deleted namespace %s and everything in it: it left spec.namespaces (deletionPolicy %s)", ns.id.name, tenant.Spec.DeletionPolicy)
+	return nil
 }
 
 // letGo ends the tenant's power over a namespace and keeps its data. Every
@@ -129,7 +133,7 @@ func (r *TenantReconciler) letGo(ctx context.Context, tenant *v1alpha1.Tenant, n
 			return err
 		}
 	}
-	if err := r.revokeBindings(ctx, name); err != nil {
+	if err := r.revokeBindings(ctx, tenant, name); err != nil {
 		return err
 	}
 	labels := fmt.Sprintf(`{%q:null,%q:null,%q:null,%q:%q}`,
@@ -138,7 +142,15 @@ func (r *TenantReconciler) letGo(ctx context.Context, tenant *v1alpha1.Tenant, n
 		labels = fmt.Sprintf(`{%q:%q,%q:%q,%q:%q,%q:null}`, v1alpha1.TenantLabel, heir.Name, v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue,
 			v1alpha1.OriginLabel, v1alpha1.NamespaceOriginPlatform, v1alpha1.ReleasedLabel)
 	}
-	return r.patchLabels(ctx, ns, labels)
+	if err := r.patchLabels(ctx, ns, labels); err != nil {
+		return err
+	}
+	if heir != nil {
+		r.tell(ctx, tenant, ns.obj, "HandedOver", "handed namespace %s over to tenant %s: its spec lists it; the data stays, this tenant's access and Flux objects are gone", name, heir.Name)
+	} else {
+		r.tell(ctx, tenant, ns.obj, "Released", "released namespace %s with its data (deletionPolicy %s): access and Flux objects are gone, the guard freezes it", name, v1alpha1.DeletionPolicyRetain)
+	}
+	return nil
 }
 
 // grantsAccess reports the objects through which the tenant acts in a
@@ -199,7 +211,7 @@ func (r *TenantReconciler) suspendFlux(ctx context.Context, namespace string) er
 // for the tenant's owners and identities (LL011); the platform re-grants
 // its own once the namespace is its. Bindings of the namespace's own
 // service accounts stay, so that its workloads keep running.
-func (r *TenantReconciler) revokeBindings(ctx context.Context, namespace string) error {
+func (r *TenantReconciler) revokeBindings(ctx context.Context, tenant *v1alpha1.Tenant, namespace string) error {
 	list := &rbacv1.RoleBindingList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return fmt.Errorf("listing role bindings in %s: %w", namespace, err)
@@ -212,6 +224,7 @@ func (r *TenantReconciler) revokeBindings(ctx context.Context, namespace string)
 		if err := r.Delete(ctx, rb); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("revoking role binding %s/%s: %w", namespace, rb.Name, err)
 		}
+		r.tell(ctx, tenant, rb, "Revoked", "revoked RoleBinding %s/%s: it grants an identity from outside the namespace the tenant lets go", namespace, rb.Name)
 	}
 	return nil
 }
@@ -265,6 +278,14 @@ func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, k
 		}
 	}
 	return out, nil
+}
+
+// tell records a destructive decision: one log line and one Event on the
+// Tenant, naming the object and why.
+func (r *TenantReconciler) tell(ctx context.Context, tenant *v1alpha1.Tenant, obj client.Object, reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	ctrl.LoggerFrom(ctx).Info(msg, "tenant", tenant.Name, "decision", reason, "namespace", obj.GetNamespace(), "name", obj.GetName())
+	r.Recorder.Eventf(tenant, nil, corev1.EventTypeNormal, reason, reason, "%s", msg)
 }
 
 // remove deletes an object as cached, and only so: when the cache lags a

@@ -92,6 +92,9 @@ func TestRetainReleaseEndsTenantAccess(t *testing.T) {
 		}
 		return nil
 	})
+	eventually(t, "the release told on the Tenant", func() error {
+		return toldOn(tenant.Name, "Released", "released namespace keep-old with its data")
+	})
 
 	t.Run("Landlord's Kustomization suspended, not pruning, before its deletion", func(t *testing.T) {
 		eventually(t, "deleting", func() error {
@@ -196,6 +199,9 @@ func TestNamespaceMovesBetweenTenants(t *testing.T) {
 	if err := exists(data); err != nil || data.DeletionTimestamp != nil {
 		t.Errorf("data in the moved namespace: err=%v", err)
 	}
+	eventually(t, "the handover told on the Tenant", func() error {
+		return toldOn(from.Name, "HandedOver", "handed namespace moving over to tenant taker")
+	})
 	eventually(t, "mover's reconciler gone", func() error {
 		return gone(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: from.ReconcilerName()}})
 	})

@@ -89,7 +89,6 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 
 // reconcile applies the render, prunes what left it and reports status.
 func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
 	// In memory only: the status patch that follows never writes spec.
 	tenant.Spec = r.Profile.Apply(tenant).Spec
@@ -136,13 +135,8 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		}
 		return r.fail(tenant, "ApplyFailed", err)
 	}
-	pruned, err := r.prune(ctx, tenant, objects, holdings)
-	if err != nil {
+	if err := r.prune(ctx, tenant, objects, holdings); err != nil {
 		return r.fail(tenant, "PruneFailed", err)
-	}
-	if pruned > 0 {
-		log.Info("pruned objects that left the spec", "count", pruned)
-		r.Recorder.Eventf(tenant, nil, "Normal", "Pruned", "Prune", "removed %d objects that left the spec", pruned)
 	}
 
 	tenant.Status.Namespaces = claims.status()

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -496,4 +498,23 @@ func TestSourceRemovedFromSpecIsPruned(t *testing.T) {
 	if err := exists(&sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "sources-apps", Name: "one"}}); err != nil {
 		t.Errorf("kept source: %v", err)
 	}
+	eventually(t, "each deletion told on the Tenant", func() error {
+		return toldOn(tenant.Name, "Pruned", "deleted GitRepository sources-apps/two", "deleted Kustomization sources-apps/two")
+	})
+}
+
+// toldOn checks that the Tenant has an Event of reason whose note holds each text.
+func toldOn(tenant, reason string, texts ...string) error {
+	events := &eventsv1.EventList{}
+	if err := k8s.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+		return err
+	}
+	for _, text := range texts {
+		if !slices.ContainsFunc(events.Items, func(e eventsv1.Event) bool {
+			return e.Regarding.Kind == "Tenant" && e.Regarding.Name == tenant && e.Reason == reason && strings.Contains(e.Note, text)
+		}) {
+			return fmt.Errorf("no %s Event on Tenant %s saying %q among %d", reason, tenant, text, len(events.Items))
+		}
+	}
+	return nil
 }
