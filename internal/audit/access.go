@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
 // identity is a tenant identity as the authorizer sees it.
@@ -95,9 +96,12 @@ func permissions(t *v1alpha1.Tenant, neighbour string) []permission {
 		on("create", "apiextensions.k8s.io", "customresourcedefinitions", "", false),
 		on("update", "landlord.dev", "tenants", "", false),
 		on("impersonate", "", "serviceaccounts", "", false),
-		on("update", "", "resourcequotas", home, false),
 		on("delete", "", "resourcequotas", home, false),
-		on("update", "", "limitranges", home, false),
+	}
+	// What the tenant role grants read only (kinds.Kind.Tenant) may not be
+	// changed: the platform's guard rails, what the cluster reports.
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Tenant == kinds.Read && k.Namespaced }) {
+		ps = append(ps, on("update", k.Group, k.Resource, home, false))
 	}
 	// Whatever may not be updated may not be patched either.
 	for _, p := range slices.Clone(ps) {
@@ -117,8 +121,8 @@ func permissions(t *v1alpha1.Tenant, neighbour string) []permission {
 		}
 		// Flux's controllers trust their objects' status, and Landlord
 		// folds it into the Tenant's.
-		for _, s := range fluxStatus {
-			status := on(verb, s.group, s.resource, t.HomeNamespace(), false)
+		for _, k := range trustedStatus {
+			status := on(verb, k.Group, k.Resource, t.HomeNamespace(), false)
 			status.attrs.Subresource = "status"
 			ps = append(ps, status)
 		}
@@ -130,14 +134,9 @@ func permissions(t *v1alpha1.Tenant, neighbour string) []permission {
 	return append(ps, deleteHome, token, on("impersonate", "", "users", "", false), on("impersonate", "", "groups", "", false))
 }
 
-// fluxStatus are the Flux kinds whose status the audit proves read-only.
-var fluxStatus = []struct{ group, resource string }{
-	{"source.toolkit.fluxcd.io", "gitrepositories"},
-	{"source.toolkit.fluxcd.io", "ocirepositories"},
-	{"source.toolkit.fluxcd.io", "externalartifacts"},
-	{"kustomize.toolkit.fluxcd.io", "kustomizations"},
-	{"helm.toolkit.fluxcd.io", "helmreleases"},
-}
+// trustedStatus are the kinds whose status the audit proves read-only
+// (kinds.Kind.TrustedStatus).
+var trustedStatus = kinds.Select(func(k kinds.Kind) bool { return k.TrustedStatus })
 
 // access asks the authorizer every permission of every tenant identity.
 func (a *Auditor) access(ctx context.Context, t *v1alpha1.Tenant, neighbour string) ([]Check, error) {

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -151,7 +150,7 @@ func (r *TenantReconciler) convergeOne(ctx context.Context, tenant *v1alpha1.Ten
 	if err != nil {
 		return err
 	}
-	if upToDate(sent.Object, existing) {
+	if upToDate(sent.Object, existing, takesBack(desired)) {
 		return nil
 	}
 	if apply.Pending(existing, FieldOwner, takesBack(desired)) {
@@ -245,7 +244,7 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 // holds every field sent, labels and annotations included, and Landlord's
 // apply owns no field that sent no longer sets. The second half is what
 // makes a key removed from a Tenant leave the cluster.
-func upToDate(sent map[string]any, existing client.Object) bool {
+func upToDate(sent map[string]any, existing client.Object, takeBack bool) bool {
 	owned, applied, err := apply.Owned(existing, FieldOwner)
 	if err != nil || !applied {
 		return false
@@ -253,7 +252,7 @@ func upToDate(sent map[string]any, existing client.Object) bool {
 	if _, unset := apply.Unset(owned, sent); unset {
 		return false
 	}
-	if apply.Pending(existing, FieldOwner, takesBack(existing)) {
+	if apply.Pending(existing, FieldOwner, takeBack) {
 		return false
 	}
 	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(existing)
@@ -315,15 +314,10 @@ func contains(have, want any) bool {
 }
 
 // takesBack reports whether fields other writers set on obj are taken
-// back: on everything Landlord makes but namespaces, where the API server
-// and a self-service tenant write too, and the Flux objects, whose
-// controllers add their finalizers.
+// back: on every kind the registry names no other writer of.
 func takesBack(obj client.Object) bool {
-	switch obj.(type) {
-	case *corev1.Namespace, *sourcev1.GitRepository, *kustomizev1.Kustomization:
-		return false
-	}
-	return true
+	kind, ok := kinds.Lookup(obj.GetObjectKind().GroupVersionKind().GroupKind())
+	return !ok || kind.SharedWith == ""
 }
 
 // handoverCreated gives Landlord's apply the fields of an object it has

@@ -48,8 +48,8 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 		// this one, deletes what is left.
 		return r.finalizing(tenant, nil)
 	}
-	for _, kinds := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)} {
-		if waiting, err := r.removeStage(ctx, tenant, kinds); waiting || err != nil {
+	for _, stage := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)} {
+		if waiting, err := r.removeStage(ctx, tenant, stage); waiting || err != nil {
 			return r.finalizing(tenant, err)
 		}
 	}
@@ -65,8 +65,8 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 
 // removeStage deletes the tenant's objects of kinds and reports whether
 // any was left to wait for, recording which on the Tenant.
-func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Tenant, kinds []ownedKind) (bool, error) {
-	objects, err := r.owned(ctx, tenant, kinds)
+func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Tenant, stage []ownedKind) (bool, error) {
+	objects, err := r.owned(ctx, tenant, stage)
 	if err != nil || len(objects) == 0 {
 		return false, err
 	}

@@ -252,10 +252,10 @@ func (o ownedObject) String() string {
 
 // owned lists the tenant's objects of the given kinds: those carrying both
 // its tenant label and Landlord's managed-by mark.
-func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, kinds []ownedKind) ([]ownedObject, error) {
+func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, owned []ownedKind) ([]ownedObject, error) {
 	var out []ownedObject
-	for _, kind := range kinds {
-		list := kind.list()
+	for _, kind := range owned {
+		list := kind.NewList()
 		err := r.List(ctx, list, client.MatchingFields{tenantIndex: tenant.Name},
 			client.MatchingLabels{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
 		if meta.IsNoMatchError(err) {
@@ -264,7 +264,7 @@ func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, k
 		if err != nil {
 			return nil, fmt.Errorf("listing %T: %w", list, err)
 		}
-		gvk, err := r.GroupVersionKindFor(kind.object())
+		gvk, err := r.GroupVersionKindFor(kind.New())
 		if err != nil {
 			return nil, err
 		}

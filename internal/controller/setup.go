@@ -62,16 +62,16 @@ func CacheByObject(namespace string) map[client.Object]cache.ByObject {
 	selector = selector.Add(*owned)
 	byObject := map[client.Object]cache.ByObject{}
 	for _, kind := range namespacedAndClusterKinds() {
-		switch kind.object().(type) {
+		switch kind.New().(type) {
 		case *rbacv1.ClusterRole:
-			byObject[kind.object()] = cache.ByObject{Transform: ownFields}
+			byObject[kind.New()] = cache.ByObject{Transform: ownFields}
 		case *corev1.Secret:
-			byObject[kind.object()] = cache.ByObject{Transform: ownFields, Namespaces: map[string]cache.Config{
+			byObject[kind.New()] = cache.ByObject{Transform: ownFields, Namespaces: map[string]cache.Config{
 				namespace:           {LabelSelector: labels.Everything()},
 				cache.AllNamespaces: {LabelSelector: selector},
 			}}
 		default:
-			byObject[kind.object()] = cache.ByObject{Label: selector, Transform: ownFields}
+			byObject[kind.New()] = cache.ByObject{Label: selector, Transform: ownFields}
 		}
 	}
 	byObject[&corev1.Namespace{}] = cache.ByObject{Transform: namespaceMetadata}
@@ -127,8 +127,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		Namespace: opts.Namespace,
 	}
 	for _, kind := range ownedKinds() {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.object(), tenantIndex, tenancy.LabelledFor); err != nil {
-			return fmt.Errorf("indexing %T by tenant: %w", kind.object(), err)
+		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.New(), tenantIndex, tenancy.LabelledFor); err != nil {
+			return fmt.Errorf("indexing %T by tenant: %w", kind.New(), err)
 		}
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
@@ -141,10 +141,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// A ClusterRole a Tenant binds is judged again when it changes.
 	b = b.Watches(&rbacv1.ClusterRole{}, handler.EnqueueRequestsFromMapFunc(r.tenantsBinding))
 	for _, kind := range fluxKinds {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, fluxNews)))
+		b = b.Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(tenantOf), builder.WithPredicates(notMade, predicate.Or(specChanged, fluxNews)))
 	}
 	for _, kind := range append(append(append([]ownedKind{}, guardKinds...), clusterKinds...), namespaceKind) {
-		b = b.Watches(kind.object(), handler.EnqueueRequestsFromMapFunc(r.tenantsOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
+		b = b.Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(r.tenantsOf), builder.WithPredicates(notMade, predicate.Or(specChanged, tenantQuotaUse)))
 	}
 	b = b.Watches(&v1alpha1.TenantResource{}, r.tenantResourceEvents(), builder.WithPredicates(specChanged))
 	if err := registerQuotaCollector(mgr); err != nil {

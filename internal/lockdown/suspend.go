@@ -1,17 +1,18 @@
 package lockdown
 
-import "k8s.io/apimachinery/pkg/runtime/schema"
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-// Suspendable are the Flux kinds that act while spec.suspend is false: a
-// released namespace keeps every one of them suspended.
-var Suspendable = []schema.GroupVersionKind{
-	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
-	{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "OCIRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmRepository"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "HelmChart"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "Bucket"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageRepository"},
-	{Group: "image.toolkit.fluxcd.io", Version: "v1", Kind: "ImageUpdateAutomation"},
-}
+	"github.com/landlord-dev/landlord/internal/kinds"
+)
+
+// Suspendable are the Flux kinds that act while spec.suspend is false
+// (kinds.Kind.Suspended): a released namespace keeps every one of them
+// suspended.
+var Suspendable = func() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Suspended }) {
+		out = append(out, k.GroupVersionKind)
+	}
+	return out
+}()

@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -53,6 +55,10 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Kind: "PersistentVolumeClaim"}:                                   newClaim(volumeName("pv-ops-data")),
 		{Group: "networking.k8s.io", Kind: "Ingress"}:                     newIngress("shop.example.com"),
 		{Group: "policy", Kind: "PodDisruptionBudget"}:                    newBudget(nil, quantity("0")),
+		{Group: "rbac.authorization.k8s.io", Kind: "Role"}: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "reader"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}},
+		{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}: &sourcev1.HelmChart{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "app"},
+			Spec: sourcev1.HelmChartSpec{Chart: "app", SourceRef: sourcev1.LocalHelmChartSourceReference{Kind: sourcev1.HelmRepositoryKind, Name: "charts"}}},
 		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: &apiextensionsv1.CustomResourceDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
 			Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "example.com", Conversion: &apiextensionsv1.CustomResourceConversion{
@@ -65,13 +71,13 @@ func seeds() map[schema.GroupKind]runtime.Object {
 
 func TestDecodeKnowsEveryKind(t *testing.T) {
 	s := seeds()
-	for gk := range kinds {
+	for gk := range judged {
 		if _, ok := s[gk]; !ok {
 			t.Errorf("no seed for %s", gk)
 		}
 	}
 	for gk := range s {
-		if _, ok := kinds[gk]; !ok {
+		if _, ok := judged[gk]; !ok {
 			t.Errorf("seed for %s, a kind Decode does not know", gk)
 		}
 	}

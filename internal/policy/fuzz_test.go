@@ -27,7 +27,7 @@ import (
 // index names the same kind on every run, and one kind Decode does not know.
 func fuzzKinds() []schema.GroupKind {
 	gks := []schema.GroupKind{{Group: "example.com", Kind: "Widget"}}
-	for gk := range kinds {
+	for gk := range judged {
 		gks = append(gks, gk)
 	}
 	slices.SortFunc(gks[1:], func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })

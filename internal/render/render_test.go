@@ -16,12 +16,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -384,5 +386,42 @@ func TestTenantWideQuota(t *testing.T) {
 				t.Errorf("hard services, requests.cpu by namespace = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRenderedKindsAreOwned: every kind the render makes, of a Tenant with
+// every field, notifications, self-service, extra roles, an approved
+// cluster resource and a stamp of each stampable kind, is one the
+// registry has the controller own, and so cache, watch and prune.
+func TestRenderedKindsAreOwned(t *testing.T) {
+	tn := full()
+	tn.Spec.Notifications = &v1alpha1.Notifications{Type: "slack", SecretRef: "slack"}
+	tn.Spec.SelfService = &v1alpha1.SelfService{Prefix: "dev-team-", MaxNamespaces: 2}
+	tn.Spec.ExtraClusterRoles = []string{"crd-reader"}
+	tn.Spec.ClusterResources = []v1alpha1.ClusterResource{{APIGroup: "storage.k8s.io", Kind: "StorageClass", Names: []string{"fast"}}}
+	h := render.Holdings{
+		SelfService: []string{"dev-team-x"},
+		Served:      map[schema.GroupKind]string{{Group: "storage.k8s.io", Kind: "StorageClass"}: "storageclasses"},
+	}
+	for _, k := range render.StampKinds {
+		h.Stamps = append(h.Stamps, render.Stamp{From: "base", Field: "spec.objects[0]",
+			Object: []byte(`{"apiVersion":"` + k.GroupVersion().String() + `","kind":"` + k.Kind + `","metadata":{"name":"stamped"}}`)})
+	}
+	objects, err := render.Objects(tn, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[schema.GroupKind]bool{}
+	for _, obj := range objects {
+		gk := obj.GetObjectKind().GroupVersionKind().GroupKind()
+		made[gk] = true
+		if k, ok := kinds.Lookup(gk); !ok || k.Owned == kinds.Unowned {
+			t.Errorf("the render makes %s %s, a kind the controller does not own", gk, client.ObjectKeyFromObject(obj))
+		}
+	}
+	for _, k := range kinds.All {
+		if k.Owned != kinds.Unowned && !made[k.GroupKind()] {
+			t.Errorf("the controller owns %s, which this render never makes: extend the Tenant here", k.GroupKind())
+		}
 	}
 }

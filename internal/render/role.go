@@ -1,10 +1,14 @@
 package render
 
 import (
+	"maps"
+	"slices"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
 var (
@@ -12,21 +16,6 @@ var (
 	writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 	allVerbs   = append(append([]string{}, readVerbs...), writeVerbs...)
 )
-
-// fluxResources are the kinds of the Flux controllers a tenant drives, by
-// API group, named one by one: in RBAC a "*" resource takes in the status
-// subresources too, which Flux's controllers trust (an artifact's URL and
-// path) and Landlord folds into the Tenant's status.
-var fluxResources = []struct {
-	group     string
-	resources []string
-}{
-	{"source.toolkit.fluxcd.io", []string{"gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets", "externalartifacts"}},
-	{"kustomize.toolkit.fluxcd.io", []string{"kustomizations"}},
-	{"helm.toolkit.fluxcd.io", []string{"helmreleases"}},
-	{"notification.toolkit.fluxcd.io", []string{"alerts", "providers", "receivers"}},
-	{"image.toolkit.fluxcd.io", []string{"imagerepositories", "imagepolicies", "imageupdateautomations"}},
-}
 
 // ClusterRoles returned by ClusterRoles besides the tenant role.
 const (
@@ -79,42 +68,37 @@ func TenantClusterRole() *rbacv1.ClusterRole {
 	}
 }
 
+// tenantRules grant what the registry gives tenants (kinds.Kind.Tenant
+// and Subresources), one rule per API group and set of verbs, in the
+// registry's order.
 func tenantRules() []rbacv1.PolicyRule {
-	rules := []rbacv1.PolicyRule{
-		// Workloads and their configuration.
-		rule("", allVerbs, "pods", "services", "configmaps", "secrets", "persistentvolumeclaims",
-			"serviceaccounts", "replicationcontrollers", "replicationcontrollers/scale"),
-		rule("", []string{"create", "get"}, "pods/exec", "pods/attach", "pods/portforward"),
-		rule("", []string{"create"}, "pods/eviction"),
-		rule("", readVerbs, "pods/log", "pods/status", "services/status", "persistentvolumeclaims/status",
-			"replicationcontrollers/status"),
-		rule("apps", allVerbs, "deployments", "deployments/scale", "statefulsets", "statefulsets/scale",
-			"daemonsets", "replicasets", "replicasets/scale"),
-		rule("apps", readVerbs, "deployments/status", "statefulsets/status", "daemonsets/status",
-			"replicasets/status", "controllerrevisions"),
-		rule("batch", allVerbs, "jobs", "cronjobs"),
-		rule("batch", readVerbs, "jobs/status", "cronjobs/status"),
-		rule("autoscaling", allVerbs, "horizontalpodautoscalers"),
-		rule("policy", allVerbs, "poddisruptionbudgets"),
-		rule("networking.k8s.io", allVerbs, "ingresses", "networkpolicies"),
-		rule("rbac.authorization.k8s.io", allVerbs, "roles", "rolebindings"),
-		rule("coordination.k8s.io", allVerbs, "leases"),
-		rule("authorization.k8s.io", []string{"create"}, "localsubjectaccessreviews"),
-
-		// Read only: what the platform sets and what the cluster reports.
-		rule("", readVerbs, "namespaces", "namespaces/status", "resourcequotas", "resourcequotas/status", "limitranges",
-			"endpoints", "events"),
-		rule("discovery.k8s.io", readVerbs, "endpointslices"),
-		rule("events.k8s.io", readVerbs, "events"),
-	}
-	for _, g := range fluxResources {
-		status := make([]string, len(g.resources))
-		for i, r := range g.resources {
-			status[i] = r + "/status"
+	var rules []rbacv1.PolicyRule
+	add := func(group string, access kinds.Access, resource string) {
+		verbs := accessVerbs[access]
+		i := slices.IndexFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return r.APIGroups[0] == group && slices.Equal(r.Verbs, verbs)
+		})
+		if i < 0 {
+			rules = append(rules, rule(group, verbs))
+			i = len(rules) - 1
 		}
-		rules = append(rules, rule(g.group, allVerbs, g.resources...), rule(g.group, readVerbs, status...))
+		rules[i].Resources = append(rules[i].Resources, resource)
+	}
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Tenant != kinds.NoAccess }) {
+		add(k.Group, k.Tenant, k.Resource)
+		for _, sub := range slices.Sorted(maps.Keys(k.Subresources)) {
+			add(k.Group, k.Subresources[sub], k.Resource+"/"+sub)
+		}
 	}
 	return rules
+}
+
+// accessVerbs are the verbs of each access.
+var accessVerbs = map[kinds.Access][]string{
+	kinds.Read:    readVerbs,
+	kinds.Create:  {"create"},
+	kinds.Connect: {"create", "get"},
+	kinds.Write:   allVerbs,
 }
 
 func rule(group string, verbs []string, resources ...string) rbacv1.PolicyRule {

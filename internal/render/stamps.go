@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 
 	"github.com/fluxcd/pkg/envsubst"
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
 // Stamp is one object a TenantResource keeps in each namespace of the
@@ -29,16 +30,10 @@ type Stamp struct {
 	Verbatim bool
 }
 
-// stampKinds are the kinds a TenantResource may stamp, the kinds the guard
-// watches in tenant namespaces, so that LL010 keeps them from tenants.
-var stampKinds = map[schema.GroupVersionKind]func() client.Object{
-	corev1.SchemeGroupVersion.WithKind("ConfigMap"):           func() client.Object { return &corev1.ConfigMap{} },
-	corev1.SchemeGroupVersion.WithKind("Secret"):              func() client.Object { return &corev1.Secret{} },
-	corev1.SchemeGroupVersion.WithKind("ServiceAccount"):      func() client.Object { return &corev1.ServiceAccount{} },
-	corev1.SchemeGroupVersion.WithKind("LimitRange"):          func() client.Object { return &corev1.LimitRange{} },
-	corev1.SchemeGroupVersion.WithKind("ResourceQuota"):       func() client.Object { return &corev1.ResourceQuota{} },
-	networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"): func() client.Object { return &networkingv1.NetworkPolicy{} },
-}
+// StampKinds are the kinds a TenantResource may stamp (kinds.Kind.Stamped),
+// the kinds the guard judges in tenant namespaces, so that LL010 keeps
+// them from tenants.
+var StampKinds = kinds.Select(func(k kinds.Kind) bool { return k.Stamped })
 
 // stamped renders each stamp into namespace ns: variables substituted,
 // decoded strictly into its kind, Landlord's labels and the
@@ -93,11 +88,11 @@ func (s Stamp) decode(vars map[string]string) (client.Object, error) {
 		return nil, err
 	}
 	gvk := schema.FromAPIVersionAndKind(id.APIVersion, id.Kind)
-	newObject, ok := stampKinds[gvk]
-	if !ok {
-		return nil, fmt.Errorf("kind %s is not stamped; allowed: v1 ConfigMap, Secret, ServiceAccount, LimitRange, ResourceQuota and networking.k8s.io/v1 NetworkPolicy", gvk)
+	i := slices.IndexFunc(StampKinds, func(k kinds.Kind) bool { return k.GroupVersionKind == gvk })
+	if i < 0 {
+		return nil, fmt.Errorf("kind %s is not stamped; allowed: %s", gvk, stampKindNames())
 	}
-	obj := newObject()
+	obj := StampKinds[i].New()
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(obj); err != nil {
@@ -134,4 +129,13 @@ func describeOrigin(tenantResource string) string {
 		return "Landlord's own render"
 	}
 	return "TenantResource " + tenantResource
+}
+
+// stampKindNames lists StampKinds for messages.
+func stampKindNames() string {
+	names := make([]string, len(StampKinds))
+	for i, k := range StampKinds {
+		names[i] = k.GroupVersion().String() + " " + k.Kind
+	}
+	return strings.Join(names, ", ")
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apply"
+	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 )
@@ -30,12 +32,6 @@ const (
 	// fieldOwner is the controller's one server-side apply manager.
 	fieldOwner = "landlord"
 )
-
-// fluxGroups are the toolkit API groups whose every kind is judged.
-var fluxGroups = []string{
-	"kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io",
-	"notification.toolkit.fluxcd.io", "image.toolkit.fluxcd.io",
-}
 
 // Configurations returns the validating and mutating webhook configurations
 // pointing at the server described by opts, with caBundle when not nil.
@@ -138,23 +134,38 @@ var (
 	createUpdate  = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
 )
 
-// tenantObjectRules are the namespaced kinds a tenant's Git content can
-// hold that the policy judges; "*" leaves out subresources, so status
-// writes never wait on the webhook.
+// tenantObjectRules route the kinds the policy judges in tenant
+// namespaces (kinds.Kind.Judged), by group in the registry's order;
+// subresources are left out, so status writes never wait on the webhook.
 func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
-	scope := admissionregistrationv1.NamespacedScope
-	rules := []admissionregistrationv1.RuleWithOperations{
-		rule(ops, scope, "", "pods", "services", "secrets", "serviceaccounts", "configmaps", "resourcequotas", "limitranges", "replicationcontrollers", "persistentvolumeclaims"),
-		rule(ops, scope, "rbac.authorization.k8s.io", "rolebindings", "roles"),
-		rule(ops, scope, "networking.k8s.io", "networkpolicies", "ingresses"),
-		rule(ops, scope, "policy", "poddisruptionbudgets"),
-		rule(ops, scope, "apps", "deployments", "statefulsets", "daemonsets", "replicasets"),
-		rule(ops, scope, "batch", "jobs", "cronjobs"),
-	}
-	for _, g := range fluxGroups {
-		rules = append(rules, rule(ops, scope, g, "*"))
+	var rules []admissionregistrationv1.RuleWithOperations
+	for _, g := range byGroup(func(k kinds.Kind) bool { return k.Judged && k.Namespaced }) {
+		rules = append(rules, rule(ops, admissionregistrationv1.NamespacedScope, g.group, g.resources...))
 	}
 	return rules
+}
+
+// groupResources are the resources of one API group.
+type groupResources struct {
+	group     string
+	resources []string
+}
+
+// byGroup gathers the resources of the kinds keep accepts by API group, in
+// the registry's order.
+func byGroup(keep func(kinds.Kind) bool) []groupResources {
+	var out []groupResources
+	for _, k := range kinds.Select(keep) {
+		i := slices.IndexFunc(out, func(g groupResources) bool { return g.group == k.Group })
+		if i < 0 {
+			out = append(out, groupResources{group: k.Group})
+			i = len(out) - 1
+		}
+		if !slices.Contains(out[i].resources, k.Resource) {
+			out[i].resources = append(out[i].resources, k.Resource)
+		}
+	}
+	return out
 }
 
 func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrationv1.ScopeType, group string, resources ...string) admissionregistrationv1.RuleWithOperations {
@@ -167,16 +178,10 @@ func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrati
 }
 
 // unjudgedForPlatform are the kinds no rule judges but LL010, which holds
-// tenants alone: a platform controller's write of one is always allowed.
-// They are most of what Landlord and kube-controller-manager write in a
-// tenant namespace.
-var unjudgedForPlatform = []struct {
-	group     string
-	resources []string
-}{
-	{"", []string{"configmaps", "serviceaccounts", "resourcequotas", "limitranges"}},
-	{"networking.k8s.io", []string{"networkpolicies"}},
-}
+// tenants alone (kinds.Kind.LabelsOnly): a platform controller's write of
+// one is always allowed. They are most of what Landlord and
+// kube-controller-manager write in a tenant namespace.
+var unjudgedForPlatform = byGroup(func(k kinds.Kind) bool { return k.LabelsOnly })
 
 // notPlatformUnjudged spares the webhook the platform controllers' writes
 // of unjudgedForPlatform, which it would allow whatever they hold; the

@@ -13,22 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
-// Kinds are the kinds a Tenant's render holds.
-var Kinds = []schema.GroupVersionKind{
-	{Version: "v1", Kind: "Namespace"},
-	{Version: "v1", Kind: "ServiceAccount"},
-	{Version: "v1", Kind: "ConfigMap"},
-	{Version: "v1", Kind: "ResourceQuota"},
-	{Version: "v1", Kind: "LimitRange"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
-	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
-	{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"},
-	{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"},
-}
+// Kinds are the kinds a Tenant's render holds: those the controller owns.
+var Kinds = func() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Owned != kinds.Unowned }) {
+		out = append(out, k.GroupVersionKind)
+	}
+	return out
+}()
 
 // Key names an object as Kind/namespace/name.
 func Key(u *unstructured.Unstructured) string {
