@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -36,30 +37,55 @@ func (f foreignObject) String() string {
 }
 
 // convergeAll converges in stages: the namespaces, then the service
-// accounts in them. Where an account is another writer's, the render is
-// made again without it in any binding, or whoever made it would act as
-// the tenant's reconciler. Then everything else. It returns what it
-// converged.
-func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Tenant, h render.Holdings, objects []client.Object) ([]client.Object, []foreignObject, error) {
+// accounts in them, then everything else, which binds those accounts. An
+// account another writer created since foreignAccounts looked is not
+// bound on a guess: the pass stops, and the next one leaves it out of the
+// render. It returns the objects it refused.
+func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Tenant, h render.Holdings, objects []client.Object) ([]foreignObject, error) {
 	foreign, err := r.converge(ctx, tenant, stage(objects, namespaces))
 	if err != nil {
-		return objects, foreign, err
+		return foreign, err
 	}
 	refused, err := r.converge(ctx, tenant, stage(objects, accounts))
 	foreign = append(foreign, refused...)
 	if err != nil {
-		return objects, foreign, err
+		return foreign, err
 	}
-	if len(refused) > 0 {
-		for _, f := range refused {
-			h.ForeignAccounts = append(h.ForeignAccounts, client.ObjectKeyFromObject(f.obj))
-		}
-		if objects, err = render.Objects(tenant, h); err != nil {
-			return objects, foreign, err
+	for _, f := range refused {
+		key := client.ObjectKeyFromObject(f.obj)
+		if slices.Contains(render.Accounts(tenant, h), key) && !slices.Contains(h.ForeignAccounts, key) {
+			return foreign, fmt.Errorf("%s was created by another writer while this pass ran; it is left out of the next", f)
 		}
 	}
 	more, err := r.converge(ctx, tenant, stage(objects, rest))
-	return objects, append(foreign, more...), err
+	return append(foreign, more...), err
+}
+
+// foreignAccounts reads the accounts the render would bind: one Landlord
+// made is in its cache; one missing there is read live, and another
+// writer's is left out of the render, or whoever made it would act as the
+// tenant's reconciler.
+func (r *TenantReconciler) foreignAccounts(ctx context.Context, tenant *v1alpha1.Tenant, h render.Holdings) ([]types.NamespacedName, error) {
+	var foreign []types.NamespacedName
+	for _, key := range render.Accounts(tenant, h) {
+		sa := &corev1.ServiceAccount{}
+		err := r.Get(ctx, key, sa)
+		if err == nil {
+			continue // only Landlord's objects are cached
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading service account %s: %w", key, err)
+		}
+		err = r.APIReader.Get(ctx, key, sa)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, fmt.Errorf("reading service account %s: %w", key, err)
+		case !r.ours(tenant, sa):
+			foreign = append(foreign, key)
+		}
+	}
+	return foreign, nil
 }
 
 // Stages of convergeAll.

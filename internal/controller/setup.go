@@ -1,5 +1,19 @@
-// Package controller reconciles Tenants: it applies their render, corrects
-// drift, prunes what left the spec and folds Flux's status into theirs.
+// Package controller reconciles Tenants. Each pass goes one way: observe
+// what the cluster holds for the tenant, render it once, converge every
+// object to the render under one server-side apply manager, prune, and
+// fold Flux's status into the Tenant's.
+//
+// Taking things away has one vocabulary, and each destructive decision
+// logs a line and raises an Event on the Tenant:
+//   - prune: delete an object Landlord made that left the render;
+//   - take back: remove what another writer added to a guard rail;
+//   - revoke: delete the bindings through which a tenant acted in a
+//     namespace it lets go;
+//   - hand over: give such a namespace, its data and guard rails, to the
+//     tenant whose spec lists it now;
+//   - release: keep such a namespace and its data with no tenant
+//     (deletionPolicy Retain), frozen by the guard;
+//   - finalize: a deleted Tenant's prune of everything, grants first.
 package controller
 
 import (

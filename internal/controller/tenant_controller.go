@@ -87,13 +87,15 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res
 	return r.reconcile(ctx, tenant)
 }
 
-// reconcile applies the render, prunes what left it and reports status.
+// reconcile goes one way: observe what the cluster holds for the tenant,
+// render once, converge and prune, then report. The spec is read through
+// desired, the Tenant with the platform's defaults filled in, which is
+// never written; status goes on tenant.
 func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenant) (ctrl.Result, error) {
 	setCondition(tenant, v1alpha1.ReconcilingCondition, metav1.ConditionTrue, "Progressing", "applying the tenant's render")
-	// In memory only: the status patch that follows never writes spec.
-	tenant.Spec = r.Profile.Apply(tenant).Spec
+	desired := r.Profile.Apply(tenant)
 
-	refused, err := r.judgeRoles(ctx, tenant)
+	refused, err := r.judgeRoles(ctx, desired)
 	if err != nil {
 		return r.fail(tenant, "RoleRefused", err)
 	}
@@ -102,24 +104,28 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		r.stall(tenant, "RoleRefused", errors.New(refused))
 		return ctrl.Result{}, nil
 	}
-	claims, err := r.claimNamespaces(ctx, tenant)
+	claims, err := r.claimNamespaces(ctx, desired)
 	if err != nil {
 		return r.fail(tenant, "NamespaceError", err)
 	}
 	holdings := claims.holdings()
-	if tenant.Spec.Quota.TenantWide() {
-		if holdings.QuotaUsed, err = r.quotaUsed(ctx, tenant); err != nil {
+	if desired.Spec.Quota.TenantWide() {
+		if holdings.QuotaUsed, err = r.quotaUsed(ctx, desired); err != nil {
 			return r.fail(tenant, "QuotaError", err)
 		}
 	}
-	if holdings.Stamps, err = r.stamps(ctx, tenant); err != nil {
+	if holdings.Stamps, err = r.stamps(ctx, desired); err != nil {
 		return r.fail(tenant, "TenantResourceError", err)
 	}
-	if holdings.Served, err = r.served(tenant); err != nil {
+	if holdings.Served, err = r.served(desired); err != nil {
 		r.stall(tenant, "InvalidSpec", err)
 		return ctrl.Result{}, nil
 	}
-	objects, err := render.Objects(tenant, holdings)
+	if holdings.ForeignAccounts, err = r.foreignAccounts(ctx, desired, holdings); err != nil {
+		return r.fail(tenant, "ApplyFailed", err)
+	}
+
+	objects, err := render.Objects(desired, holdings)
 	if err != nil {
 		r.stall(tenant, "InvalidSpec", err)
 		return ctrl.Result{}, nil
@@ -127,7 +133,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if err := r.ensureTemplatesNamespace(ctx, objects); err != nil {
 		return r.fail(tenant, "NamespaceError", err)
 	}
-	objects, foreign, err := r.convergeAll(ctx, tenant, holdings, objects)
+	foreign, err := r.convergeAll(ctx, desired, holdings, objects)
 	if err != nil {
 		if apierrors.IsInvalid(err) {
 			r.stall(tenant, "InvalidSpec", err)
@@ -135,12 +141,12 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		}
 		return r.fail(tenant, "ApplyFailed", err)
 	}
-	if err := r.prune(ctx, tenant, objects, holdings); err != nil {
+	if err := r.prune(ctx, desired, objects, holdings); err != nil {
 		return r.fail(tenant, "PruneFailed", err)
 	}
 
 	tenant.Status.Namespaces = claims.status()
-	tenant.Status.Quota = quotaStatus(tenant, holdings)
+	tenant.Status.Quota = quotaStatus(desired, holdings)
 	if err := r.foldSources(ctx, tenant); err != nil {
 		return r.fail(tenant, "SourceStatusFailed", err)
 	}

@@ -196,6 +196,15 @@ metadata:
 				"dev-team:staging/kustomization.yaml:3: LINT005", "dev-team:staging/worker.yaml:6: LINT002",
 			},
 		},
+		"a remote base hides no escape of the files beside it": {
+			repo: map[string]string{
+				"staging/kustomization.yaml": overlay("https://example.com/app.yaml", "escape.yaml"),
+				"staging/escape.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: grab\nspec:\n  interval: 5m\n  prune: true\n" +
+					"  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n---\n" +
+					"apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: grab\nrules: []\n",
+			},
+			want: []string{"dev-team:staging/kustomization.yaml:3: LINT005", "dev-team:staging/escape.yaml:11: LL002", "dev-team:staging/escape.yaml:15: LL014"},
+		},
 		"a cluster-scoped object the platform approved, and one it did not": {
 			repo: map[string]string{
 				"staging/kustomization.yaml": overlay("classes.yaml"),

@@ -117,17 +117,20 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 		return err
 	}
 	built := r.fluxUnit(dir, flux)
-	if errors.Is(built.err, errBlocked) {
-		return l.unbuilt(r, dir, ks, vars)
-	}
-	if built.err != nil {
+	objects := built.objects
+	switch {
+	case errors.Is(built.err, errBlocked):
+		// What the build would take in from the repository itself is
+		// judged all the same, so that a remote base hides no escape.
+		objects = l.readable(r, dir)
+	case built.err != nil:
 		if _, ok := r.kustomizations[dir]; !ok {
 			l.add(r.finding(RuleBuild, mentioned(r.filesUnder(dir), built.err.Error()), 1, built.err.Error()))
 		}
 		return nil
 	}
 	declared := map[string]string{}
-	for _, o := range built.objects {
+	for _, o := range objects {
 		if isKind(o.gvk, "", "Namespace") {
 			if tenant := stringAt(o.obj, "metadata", "labels", v1alpha1.TenantLabel); tenant != "" {
 				declared[o.name] = tenant
@@ -139,7 +142,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 		Username: "system:serviceaccount:" + ks.Namespace + ":" + ks.Spec.ServiceAccountName,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ks.Namespace, "system:authenticated"},
 	}
-	for _, o := range built.objects {
+	for _, o := range objects {
 		o, err := substitute(o, vars)
 		if err != nil {
 			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
@@ -189,29 +192,6 @@ func (l *linter) syncOf(to *tenantObject, i int) (*kustomizev1.Kustomization, ma
 		return nil, nil, fmt.Errorf("tenant %s renders no Kustomization for source %s", t.Name, t.Spec.Sources[i].Name)
 	}
 	return ks, postBuildVariables(ks, configMaps), nil
-}
-
-// unbuilt validates what lint can read of a tenant's build it does not run
-// (it names a remote base, say), as kubeconform would: each kustomization
-// it takes in that builds, and each file listed by those that do not, with
-// the tenant's variables substituted. Without the build's transformations
-// the guard is not asked: its answer could be wrong.
-func (l *linter) unbuilt(r *repo, dir string, ks *kustomizev1.Kustomization, vars map[string]string) error {
-	for _, o := range l.readable(r, dir) {
-		o, err := substitute(o, vars)
-		if err != nil {
-			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
-			continue
-		}
-		namespace, _, err := l.placed(o, ks)
-		if err != nil {
-			return err
-		}
-		if _, err := l.validate(o, namespace); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // readable are the objects of what dir's build takes in that lint can

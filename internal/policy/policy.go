@@ -165,10 +165,8 @@ func (s scope) sameTenant(ns string) bool {
 	return o != nil && o.Name == s.tenant.Name
 }
 
-// allowances are the Tenant's opt-ins the rules read. The API has no fields
-// for them yet (proposed: spec.requireResources,
-// spec.network.allowServiceTypes, spec.allowWorkloadIdentity); until it has,
-// each is off.
+// allowances are the Tenant's opt-ins the rules read, each off unless the
+// spec turns it on.
 type allowances struct {
 	requireResources bool
 	workloadIdentity bool

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -53,6 +54,11 @@ func templateVariables(t *v1alpha1.Tenant) string {
 	return t.Name + "." + v1alpha1.VariablesConfigMap
 }
 
+// templatesAccount is the account a tenant's templates apply as.
+func templatesAccount(t *v1alpha1.Tenant) types.NamespacedName {
+	return types.NamespacedName{Namespace: TemplatesNamespace, Name: t.Name}
+}
+
 // hasTemplates reports whether any source of the tenant is a template.
 func hasTemplates(t *v1alpha1.Tenant) bool {
 	return slices.ContainsFunc(t.Spec.Sources, func(s v1alpha1.Source) bool { return s.Template != nil })
@@ -64,12 +70,12 @@ func hasTemplates(t *v1alpha1.Tenant) bool {
 func templateAccess(t *v1alpha1.Tenant, all []string) []client.Object {
 	account := &corev1.ServiceAccount{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "ServiceAccount"),
-		ObjectMeta: meta(t, t.Name, TemplatesNamespace),
+		ObjectMeta: meta(t, templatesAccount(t).Name, TemplatesNamespace),
 	}
 	vars := variables(t, t.HomeNamespace())
 	vars.ObjectMeta = meta(t, templateVariables(t), TemplatesNamespace)
 	objects := []client.Object{account, vars}
-	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: t.Name, Namespace: TemplatesNamespace}}
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: templatesAccount(t).Name, Namespace: TemplatesNamespace}}
 	for _, ns := range all {
 		objects = append(objects, roleBinding(t, TemplatesBinding, ns, t.RoleName(), subject))
 	}

@@ -81,3 +81,19 @@ func (h Holdings) foreign(s rbacv1.Subject) bool {
 	return slices.Contains(h.Refused, s.Namespace) ||
 		slices.Contains(h.ForeignAccounts, types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
 }
+
+// Accounts are the service accounts the render makes that its bindings
+// name: the reconciler of each namespace the tenant holds and, with
+// template sources, the templates' account. Whoever else created one
+// first could act as the tenant: the controller reads them before
+// rendering, and Holdings.ForeignAccounts leaves them out.
+func Accounts(t *v1alpha1.Tenant, h Holdings) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, ns := range h.Namespaces(t) {
+		out = append(out, client.ObjectKeyFromObject(serviceAccount(t, ns)))
+	}
+	if hasTemplates(t) {
+		out = append(out, templatesAccount(t))
+	}
+	return out
+}
