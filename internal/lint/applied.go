@@ -38,8 +38,8 @@ func Applied(ctx context.Context, dir string) ([]AppliedBuild, []Finding, error)
 	}
 	fleet.memo = newMemo()
 	prebuild(fleet)
-	l := &linter{ctx: ctx, schemas: s, locations: locations, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
-	if err := l.fleet(fleet); err != nil {
+	l := &linter{schemas: s, locations: locations, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
+	if err := l.fleet(ctx, fleet); err != nil {
 		return nil, nil, err
 	}
 	var builds []AppliedBuild

@@ -27,7 +27,6 @@ import (
 
 // linter collects the findings of one run.
 type linter struct {
-	ctx       context.Context
 	schemas   *apivalidation.Schemas
 	locations *schemaLocations
 	// strict makes a kind without a schema an error.
@@ -58,9 +57,9 @@ func (l *linter) add(findings ...Finding) {
 
 // fleet builds and validates every kustomization and loose manifest of the
 // fleet, and finds the builds Flux applies.
-func (l *linter) fleet(r *repo) error {
+func (l *linter) fleet(ctx context.Context, r *repo) error {
 	l.add(r.static...)
-	units := l.buildAll(r)
+	units := l.buildAll(ctx, r)
 	l.addCRDs(units)
 	applied := l.appliedUnits(r, units)
 	// Applied builds Flux generates a kustomization for are not among the
@@ -70,7 +69,7 @@ func (l *linter) fleet(r *repo) error {
 		objects = append(objects, u.objects...)
 	}
 	err := each(len(objects), func(i int) error {
-		_, err := l.validate(objects[i], objects[i].namespace)
+		_, err := l.validate(ctx, objects[i], objects[i].namespace)
 		l.secret(objects[i])
 		return err
 	})
@@ -78,7 +77,7 @@ func (l *linter) fleet(r *repo) error {
 		return err
 	}
 	l.applied = applied
-	return l.ctx.Err()
+	return ctx.Err()
 }
 
 // starts are the builds buildAll starts from: each buildable kustomization
@@ -133,7 +132,7 @@ func prebuild(repos ...*repo) {
 // taking it in. A kustomization lint does not build is read as kubeconform
 // reads files: the objects of the files it lists are in a unit of their
 // own, so that a remote base hides no other finding.
-func (l *linter) buildAll(r *repo) []*unit {
+func (l *linter) buildAll(ctx context.Context, r *repo) []*unit {
 	var units []*unit
 	// visited is false while a directory's build is being explained, true
 	// once done: a cycle back to it is the failure to report, not one
@@ -165,7 +164,7 @@ func (l *linter) buildAll(r *repo) []*unit {
 	}
 	kustomizations, loose := r.starts()
 	for _, dir := range kustomizations {
-		if l.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return units
 		}
 		build(dir)
@@ -330,7 +329,7 @@ func isDir(r *repo, dir string) bool {
 
 // validate judges o, created in namespace, against its kind's schema once,
 // and reports whether the apiserver would take it.
-func (l *linter) validate(o *object, namespace string) (valid bool, err error) {
+func (l *linter) validate(ctx context.Context, o *object, namespace string) (valid bool, err error) {
 	data, err := json.Marshal(o.obj)
 	if err != nil {
 		return false, err
@@ -344,14 +343,14 @@ func (l *linter) validate(o *object, namespace string) (valid bool, err error) {
 	if done {
 		return valid, nil
 	}
-	valid, err = l.check(o, namespace)
+	valid, err = l.check(ctx, o, namespace)
 	l.mu.Lock()
 	l.checked[key] = valid
 	l.mu.Unlock()
 	return valid, err
 }
 
-func (l *linter) check(o *object, namespace string) (bool, error) {
+func (l *linter) check(ctx context.Context, o *object, namespace string) (bool, error) {
 	k, err := l.schemas.Lookup(o.gvk)
 	if err != nil {
 		return false, err
@@ -364,7 +363,7 @@ func (l *linter) check(o *object, namespace string) (bool, error) {
 		// values the apiserver gets.
 		return true, nil
 	}
-	problems := problemsOf(k.Validate(l.ctx, o.obj, namespace))
+	problems := problemsOf(k.Validate(ctx, o.obj, namespace))
 	for _, p := range problems {
 		l.add(o.repo.finding(p.rule, o.file, o.line(p.field), p.message))
 	}

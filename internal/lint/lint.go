@@ -142,11 +142,11 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 		r.memo = m
 	}
 	prebuild(all...)
-	l := &linter{ctx: ctx, schemas: s, locations: locations, strict: opts.Strict, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
-	if err := l.fleet(fleet); err != nil {
+	l := &linter{schemas: s, locations: locations, strict: opts.Strict, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
+	if err := l.fleet(ctx, fleet); err != nil {
 		return nil, err
 	}
-	err = each(len(repos), func(i int) error { return l.tenantRepo(repos[i], opts.TenantRepos[i]) })
+	err = each(len(repos), func(i int) error { return l.tenantRepo(ctx, repos[i], opts.TenantRepos[i]) })
 	if err != nil {
 		return nil, err
 	}

@@ -29,9 +29,9 @@ import (
 // tenantRepo checks a tenant's repository: its kustomizations build, and
 // each overlay a Tenant of the fleet syncs holds only objects the guard
 // admits from the tenant's reconciler, valid against their schemas.
-func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
+func (l *linter) tenantRepo(ctx context.Context, r *repo, tr TenantRepo) error {
 	l.add(r.static...)
-	for _, u := range l.buildAll(r) {
+	for _, u := range l.buildAll(ctx, r) {
 		for _, o := range u.objects {
 			l.secret(o)
 		}
@@ -48,12 +48,12 @@ func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
 		if err != nil {
 			return fmt.Errorf("--tenant-repo %s: %w", tr.Tenant, err)
 		}
-		if err := l.overlay(r, tenants.index, to, src); err != nil {
+		if err := l.overlay(ctx, r, tenants.index, to, src); err != nil {
 			return err
 		}
 	}
 	if !judged && l.incomplete {
-		return l.ctx.Err() // the fleet's build findings say why
+		return ctx.Err() // the fleet's build findings say why
 	}
 	if !judged {
 		var found []string
@@ -64,7 +64,7 @@ func (l *linter) tenantRepo(r *repo, tr TenantRepo) error {
 		return fmt.Errorf("--tenant-repo %s: no Tenant %s, nor a tenant made by hand of that name, in the kustomizations the fleet applies; allowed: %s",
 			tr.Tenant, tr.Tenant, strings.Join(slices.Compact(found), ", "))
 	}
-	return l.ctx.Err()
+	return ctx.Err()
 }
 
 // gitSource picks the tenant's Git source a repository holds: the one
@@ -96,7 +96,7 @@ func gitSource(t *v1alpha1.Tenant, name string) (int, error) {
 // overlay judges the directory source i of the Tenant syncs, as the Flux
 // Kustomization Landlord renders for it applies it: built, its variables
 // substituted, in its target namespace, as the tenant's reconciler.
-func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int) error {
+func (l *linter) overlay(ctx context.Context, r *repo, tenants *tenantIndex, to *tenantObject, i int) error {
 	t := to.tenant
 	ks, vars, err := l.syncOf(to, i)
 	if err != nil || ks == nil {
@@ -148,7 +148,7 @@ func (l *linter) overlay(r *repo, tenants *tenantIndex, to *tenantObject, i int)
 			l.add(r.finding(RuleBuild, o.file, o.line(""), err.Error()))
 			continue
 		}
-		if err := l.judge(o, t, ks, index, reconciler); err != nil {
+		if err := l.judge(ctx, o, t, ks, index, reconciler); err != nil {
 			return err
 		}
 	}
@@ -249,12 +249,12 @@ func (l *linter) placed(o *object, ks *kustomizev1.Kustomization) (string, bool,
 
 // judge validates o as written in the namespace Flux puts it in and runs
 // the policy engine on it, as the guard does on the reconciler's request.
-func (l *linter) judge(o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
+func (l *linter) judge(ctx context.Context, o *object, t *v1alpha1.Tenant, ks *kustomizev1.Kustomization, index *tenantIndex, user authenticationv1.UserInfo) error {
 	namespace, namespaced, err := l.placed(o, ks)
 	if err != nil {
 		return err
 	}
-	valid, err := l.validate(o, namespace)
+	valid, err := l.validate(ctx, o, namespace)
 	if err != nil {
 		return err
 	}
