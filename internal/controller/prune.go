@@ -281,11 +281,13 @@ func (r *TenantReconciler) owned(ctx context.Context, tenant *v1alpha1.Tenant, o
 }
 
 // tell records a destructive decision: one log line and one Event on the
-// Tenant, naming the object and why.
+// Tenant, naming the object and why. The object is the Event's related
+// one too, so that decisions on several objects are not folded into one
+// Event series.
 func (r *TenantReconciler) tell(ctx context.Context, tenant *v1alpha1.Tenant, obj client.Object, reason, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	ctrl.LoggerFrom(ctx).Info(msg, "tenant", tenant.Name, "decision", reason, "namespace", obj.GetNamespace(), "name", obj.GetName())
-	r.Recorder.Eventf(tenant, nil, corev1.EventTypeNormal, reason, reason, "%s", msg)
+	r.Recorder.Eventf(tenant, obj, corev1.EventTypeNormal, reason, reason, "%s", msg)
 }
 
 // remove deletes an object as cached, and only so: when the cache lags a
