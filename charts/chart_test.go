@@ -28,6 +28,7 @@ import (
 	"github.com/landlord-dev/landlord/charts/chartrender"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -38,7 +39,7 @@ const chartDir = "landlord"
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMain(m, func(env *testenv.Env) (err error) {
+	os.Exit(testenv.RunMain(m, func(env *localcluster.Env) (err error) {
 		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 		return err
 	}))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -19,7 +20,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMain(m, func(env *testenv.Env) (err error) {
+	os.Exit(testenv.RunMain(m, func(env *localcluster.Env) (err error) {
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err
 		}

@@ -21,15 +21,16 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
-var env *testenv.Env
+var env *localcluster.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMain(m, func(e *testenv.Env) error {
+	os.Exit(testenv.RunMain(m, func(e *localcluster.Env) error {
 		env = e
 		c, err := client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 		if err != nil {

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // controllerProcess is the landlord-controller binary running as its own
 // process against a control plane.
 type controllerProcess struct {
-	*testenv.Controller
+	*localcluster.Controller
 }
 
 // landlord returns the landlord-controller running on the control plane in
@@ -28,7 +28,7 @@ func (e *env) landlord(ctx context.Context) (*controllerProcess, error) {
 	if e.controller != nil {
 		return e.controller, nil
 	}
-	opts := testenv.ControllerOptions{Bin: filepath.Join(e.bin, "landlord-controller")}
+	opts := localcluster.ControllerOptions{Bin: filepath.Join(e.bin, "landlord-controller")}
 	if e.concurrency != 0 {
 		opts.Args = append(opts.Args, "--concurrency="+strconv.Itoa(e.concurrency))
 	}

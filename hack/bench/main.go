@@ -17,7 +17,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 func main() {
@@ -81,7 +81,7 @@ type env struct {
 	// profileDir receives profiles; "" takes none.
 	profileDir string
 
-	plane     *testenv.Env
+	plane     *localcluster.Env
 	planeFlux bool
 	// controller is landlord-controller on plane, nil until a part asks.
 	controller *controllerProcess
@@ -92,7 +92,7 @@ type env struct {
 // use if it matches, else a new one, once the one in use has stopped with
 // all that ran on it, so that one part's leftovers never weigh on another's
 // figures.
-func (e *env) controlPlane(ctx context.Context, flux bool) (*testenv.Env, error) {
+func (e *env) controlPlane(ctx context.Context, flux bool) (*localcluster.Env, error) {
 	if e.plane != nil && e.planeFlux == flux {
 		return e.plane, nil
 	}
@@ -100,7 +100,7 @@ func (e *env) controlPlane(ctx context.Context, flux bool) (*testenv.Env, error)
 		return nil, err
 	}
 	log.Printf("starting the control plane (Flux: %t)", flux)
-	p, err := testenv.Start(ctx, testenv.Options{BinDir: e.bin, Flux: flux})
+	p, err := localcluster.Start(ctx, localcluster.Options{BinDir: e.bin, Flux: flux})
 	if err != nil {
 		return nil, err
 	}

@@ -27,10 +27,10 @@ import (
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/controller"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 const (
@@ -139,7 +139,7 @@ func concurrencyFlag(n int) string {
 
 // adminClient is a client of p as system:masters, unthrottled as the
 // controller's is.
-func adminClient(p *testenv.Env) (client.Client, error) {
+func adminClient(p *localcluster.Env) (client.Client, error) {
 	return client.New(unthrottled(p.Config), client.Options{Scheme: manager.Scheme()})
 }
 
@@ -228,7 +228,7 @@ func parallel(ctx context.Context, n int, do func(ctx context.Context, i int) er
 
 // kubectlApply writes each tenant's render to a file and runs kubectl
 // apply -f on it, one tenant after another, as the seeds do.
-func (e *env) kubectlApply(ctx context.Context, p *testenv.Env, tenants []*v1alpha1.Tenant) (int, time.Duration, error) {
+func (e *env) kubectlApply(ctx context.Context, p *localcluster.Env, tenants []*v1alpha1.Tenant) (int, time.Duration, error) {
 	all, total, err := renders(tenants)
 	if err != nil {
 		return 0, 0, err

@@ -15,8 +15,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/policy"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 const (
@@ -80,8 +80,8 @@ func measureSteady(ctx context.Context, e *env) ([]row, error) {
 
 // countWrites counts the writes the audit log records after mark, by
 // anyone: the log records writes only, once each.
-func countWrites(p *testenv.Env, mark testenv.AuditMark) (int, error) {
-	f, err := os.Open(filepath.Join(p.Dir, testenv.AuditLogFile))
+func countWrites(p *localcluster.Env, mark localcluster.AuditMark) (int, error) {
+	f, err := os.Open(filepath.Join(p.Dir, localcluster.AuditLogFile))
 	if err != nil {
 		return 0, err
 	}
@@ -101,7 +101,7 @@ func countWrites(p *testenv.Env, mark testenv.AuditMark) (int, error) {
 }
 
 // summarize counts writes by verb and resource, most first.
-func summarize(writes []testenv.Write) string {
+func summarize(writes []localcluster.Write) string {
 	counts := map[string]int{}
 	for _, w := range writes {
 		counts[w.Verb+" "+w.Resource]++

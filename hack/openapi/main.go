@@ -20,7 +20,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // stable matches the discovery paths of the core group and of every other
@@ -43,7 +43,7 @@ func main() {
 }
 
 func run(ctx context.Context, out string) (err error) {
-	env, err := testenv.Start(ctx, testenv.Options{})
+	env, err := localcluster.Start(ctx, localcluster.Options{})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/audit"
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/devenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -32,14 +33,14 @@ import (
 
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *localcluster.Env
 	k8s client.Client
 )
 
 // TestMain runs one control plane with Landlord and its webhooks.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
-	os.Exit(testenv.RunMain(m, func(e *testenv.Env) (err error) {
+	os.Exit(testenv.RunMain(m, func(e *localcluster.Env) (err error) {
 		env = e
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err

@@ -25,7 +25,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/gitserver"
 	"github.com/landlord-dev/landlord/internal/helmrepo"
 	"github.com/landlord-dev/landlord/internal/install"
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // demoTenants are the tenants the demo onboards, with the greeting each
@@ -43,7 +43,7 @@ const demoTimeout = 5 * time.Minute
 // Flux syncs the fleet, Landlord provisions the tenants. It returns once
 // both are Ready, after showing the tenant table, the audit and an escape
 // being refused; stop closes the servers.
-func runDemo(ctx context.Context, out io.Writer, env *testenv.Env, c client.Client, dir string) (stop func() error, err error) {
+func runDemo(ctx context.Context, out io.Writer, env *localcluster.Env, c client.Client, dir string) (stop func() error, err error) {
 	work := filepath.Join(dir, "demo")
 	// The demo's repositories are its own: each run starts them afresh.
 	if err := os.RemoveAll(work); err != nil {
@@ -189,7 +189,7 @@ func addWelcome(overlay string) error {
 // bootstrap points Flux at the fleet: the GitRepository and Kustomization
 // flux-system that `flux bootstrap` commits, here applied directly.
 func bootstrap(ctx context.Context, c client.Client, url string) error {
-	meta := metav1.ObjectMeta{Namespace: testenv.FluxNamespace, Name: "flux-system"}
+	meta := metav1.ObjectMeta{Namespace: localcluster.FluxNamespace, Name: "flux-system"}
 	repo := &sourcev1.GitRepository{
 		TypeMeta:   metav1.TypeMeta{APIVersion: sourcev1.GroupVersion.String(), Kind: sourcev1.GitRepositoryKind},
 		ObjectMeta: meta,
@@ -259,7 +259,7 @@ func showEscape(ctx context.Context, out io.Writer, admin *rest.Config, c client
 		ObjectMeta: metav1.ObjectMeta{Namespace: "frontend", Name: "take-over"},
 		Spec: kustomizev1.KustomizationSpec{
 			Interval: metav1.Duration{Duration: time.Minute}, Path: "./", Prune: true, ServiceAccountName: "frontend",
-			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "flux-system", Namespace: testenv.FluxNamespace},
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "flux-system", Namespace: localcluster.FluxNamespace},
 		},
 	}
 	manifest, err := yaml.Marshal(escape)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 type devUpOptions struct {
@@ -85,10 +85,10 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 		what += ", source-controller, kustomize-controller and helm-controller"
 	}
 	if opts.node {
-		what += ", kube-scheduler and node " + testenv.NodeName
+		what += ", kube-scheduler and node " + localcluster.NodeName
 	}
 	fmt.Fprintf(out, "starting %s in %s\n", what, dir)
-	env, err := testenv.Start(ctx, testenv.Options{Dir: dir, Flux: opts.flux, Node: opts.node})
+	env, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, Flux: opts.flux, Node: opts.node})
 	if err != nil {
 		return err
 	}

@@ -18,15 +18,15 @@ import (
 
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/cli"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // TestInstall runs landlord install on a control plane of its own: the
 // webhook configurations it installs fail closed with no controller
 // serving them, which would break the package's shared control plane.
 func TestInstall(t *testing.T) {
-	plane, err := testenv.Start(ctx, testenv.Options{})
+	plane, err := localcluster.Start(ctx, localcluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

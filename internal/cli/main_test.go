@@ -16,8 +16,8 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/devenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // The package's live tests share one control plane, started by the first
@@ -25,7 +25,7 @@ import (
 var (
 	ctx = context.Background()
 	// env is the shared control plane, set by startCluster.
-	env *testenv.Env
+	env *localcluster.Env
 	// k8s is its admin client, set by startCluster.
 	k8s client.Client
 )
@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 func startCluster(t testing.TB) {
 	t.Helper()
 	clusterOnce.Do(func() {
-		e, err := testenv.Start(ctx, testenv.Options{})
+		e, err := localcluster.Start(ctx, localcluster.Options{})
 		if err != nil {
 			clusterErr = err
 			return

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/devenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -19,7 +20,7 @@ var (
 	ctx = context.Background()
 	// k8s is the admin client; env gives impersonated ones.
 	k8s client.Client
-	env *testenv.Env
+	env *localcluster.Env
 )
 
 // TestMain runs one control plane and Landlord on it: the manager as its
@@ -27,7 +28,7 @@ var (
 // RBAC marker fails these tests), with its admission webhooks.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
-	os.Exit(testenv.RunMain(m, func(e *testenv.Env) (err error) {
+	os.Exit(testenv.RunMain(m, func(e *localcluster.Env) (err error) {
 		env = e
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err

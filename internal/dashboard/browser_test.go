@@ -30,19 +30,20 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 var (
-	env *testenv.Env
+	env *localcluster.Env
 	k8s client.Client
 	// bin is landlord-controller, built from source.
 	bin string
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMainWithController(m, testenv.Options{}, func(e *testenv.Env, b string) (err error) {
+	os.Exit(testenv.RunMainWithController(m, localcluster.Options{}, func(e *localcluster.Env, b string) (err error) {
 		env, bin = e, b
 		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 		return err
@@ -54,12 +55,12 @@ func TestMain(m *testing.M) {
 // URL.
 func startDashboard(t *testing.T) string {
 	t.Helper()
-	ports, err := testenv.FreePorts(1)
+	ports, err := localcluster.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	controller, err := env.StartController(t.Context(), testenv.ControllerOptions{Bin: bin, Args: []string{"--dashboard-bind-address=" + addr}})
+	controller, err := env.StartController(t.Context(), localcluster.ControllerOptions{Bin: bin, Args: []string{"--dashboard-bind-address=" + addr}})
 	if err != nil {
 		t.Fatal(err)
 	}

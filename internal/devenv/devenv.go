@@ -11,10 +11,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/tenancy"
-	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -29,7 +29,7 @@ type Landlord struct {
 
 // Start installs Landlord's prerequisites into env and runs the controller,
 // keeping its webhook certificates under dir. Stop ends it.
-func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error) {
+func Start(ctx context.Context, env *localcluster.Env, dir string) (*Landlord, error) {
 	admin, err := client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func Start(ctx context.Context, env *testenv.Env, dir string) (*Landlord, error)
 	if err := install.ControllerRBAC(ctx, admin); err != nil {
 		return nil, err
 	}
-	ports, err := testenv.FreePorts(1)
+	ports, err := localcluster.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // validTenantYAML passes every rule; each case of the test below breaks
@@ -50,7 +50,7 @@ spec:
 // refuses exactly what the apiserver refuses, naming the same fields.
 func TestCustomResourceValidationMatchesTheAPIServer(t *testing.T) {
 	ctx := context.Background()
-	env, err := testenv.Start(ctx, testenv.Options{})
+	env, err := localcluster.Start(ctx, localcluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCustomResourceValidationMatchesTheAPIServer(t *testing.T) {
 // neighbour, fields preserving unknown fields and embedded resources.
 func TestBuiltinValidationMatchesTheAPIServer(t *testing.T) {
 	ctx := context.Background()
-	env, err := testenv.Start(ctx, testenv.Options{})
+	env, err := localcluster.Start(ctx, localcluster.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -27,7 +28,7 @@ var (
 	ctx = context.Background()
 	// k8s is the admin client; env gives impersonated ones.
 	k8s client.Client
-	env *testenv.Env
+	env *localcluster.Env
 	// hooks are the options the manager runs the webhooks with.
 	hooks webhook.Options
 	// gate stands between the apiserver and the webhook server.
@@ -39,7 +40,7 @@ var (
 // a proxy the tests can close.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
-	os.Exit(testenv.RunMain(m, func(e *testenv.Env) (err error) {
+	os.Exit(testenv.RunMain(m, func(e *localcluster.Env) (err error) {
 		env = e
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return err
 		}
-		ports, err := testenv.FreePorts(1)
+		ports, err := localcluster.FreePorts(1)
 		if err != nil {
 			return err
 		}

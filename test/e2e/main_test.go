@@ -17,8 +17,8 @@ import (
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/gitserver"
 	"github.com/landlord-dev/landlord/internal/helmrepo"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // devUpEnv makes the test binary run `landlord dev up --flux` in the
@@ -30,7 +30,7 @@ const devUpEnv = "LANDLORD_E2E_DEV_UP"
 // The environment every scenario shares, set up once by TestMain.
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *localcluster.Env
 	// k8s is the staging cluster's admin client.
 	k8s client.Client
 	// public serves the fleet and the public tenant repositories; private
@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 // and runs the tests; everything stops in reverse order.
 func run(m *testing.M) (code int) {
 	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Flux: true})
+	env, err = localcluster.Start(ctx, localcluster.Options{Flux: true})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1

@@ -12,12 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // lease is short, so that each kill costs seconds; its renew deadline
 // still gives a loaded machine 3s to answer.
-var lease = testenv.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
+var lease = localcluster.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 // etcdDown is how long etcd stays stopped.
 const etcdDown = 10 * time.Second
@@ -44,7 +45,7 @@ func TestFaults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 0))
 	planted := plant(t)
 
-	r, err := env.StartReplicas(ctx, 2, lease, testenv.ControllerOptions{Bin: bin, Name: "faults"})
+	r, err := env.StartReplicas(ctx, 2, lease, localcluster.ControllerOptions{Bin: bin, Name: "faults"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func plant(t *testing.T) []string {
 }
 
 // leaderWithin waits for a replica to lead.
-func leaderWithin(t *testing.T, r *testenv.Replicas, timeout time.Duration) *testenv.Controller {
+func leaderWithin(t *testing.T, r *localcluster.Replicas, timeout time.Duration) *localcluster.Controller {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -141,7 +142,7 @@ func leaderWithin(t *testing.T, r *testenv.Replicas, timeout time.Duration) *tes
 // restartAPIServer crashes the API server and starts it again; a graceful
 // stop outlasts the 10s grace testenv gives it.
 // allReady waits until every replica is ready.
-func allReady(t *testing.T, r *testenv.Replicas, timeout time.Duration) {
+func allReady(t *testing.T, r *localcluster.Replicas, timeout time.Duration) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func() error {
 		for _, c := range r.Controllers {
@@ -156,10 +157,10 @@ func allReady(t *testing.T, r *testenv.Replicas, timeout time.Duration) {
 func restartAPIServer(t *testing.T) outage {
 	t.Helper()
 	o := outage{what: "API server restart", from: time.Now()}
-	if err := env.KillComponent(testenv.APIServer); err != nil {
+	if err := env.KillComponent(localcluster.APIServer); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.StartComponent(ctx, testenv.APIServer); err != nil {
+	if err := env.StartComponent(ctx, localcluster.APIServer); err != nil {
 		t.Fatal(err)
 	}
 	o.to = time.Now()
@@ -171,11 +172,11 @@ func restartAPIServer(t *testing.T) outage {
 func stopEtcd(t *testing.T) outage {
 	t.Helper()
 	o := outage{what: "etcd stop", from: time.Now()}
-	if err := env.KillComponent(testenv.Etcd); err != nil {
+	if err := env.KillComponent(localcluster.Etcd); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(etcdDown)
-	if err := env.StartComponent(ctx, testenv.Etcd); err != nil {
+	if err := env.StartComponent(ctx, localcluster.Etcd); err != nil {
 		t.Fatal(err)
 	}
 	o.to = time.Now()

@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -23,7 +24,7 @@ var (
 
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *localcluster.Env
 	k8s client.Client
 	// bin is landlord-controller built from this tree.
 	bin string
@@ -31,7 +32,7 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(testenv.RunMainWithController(m, testenv.Options{}, func(e *testenv.Env, path string) error {
+	os.Exit(testenv.RunMainWithController(m, localcluster.Options{}, func(e *localcluster.Env, path string) error {
 		env, bin = e, path
 		var err error
 		k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()})

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // restartDelay is how long a replica stays down before its restart, as the
@@ -18,7 +18,7 @@ type supervisor struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex
 	// killing are the replicas being killed on purpose.
-	killing map[*testenv.Controller]bool
+	killing map[*localcluster.Controller]bool
 	exits   []exit
 }
 
@@ -28,8 +28,8 @@ type exit struct {
 	at      time.Time
 }
 
-func supervise(r *testenv.Replicas) *supervisor {
-	s := &supervisor{done: make(chan struct{}), killing: map[*testenv.Controller]bool{}}
+func supervise(r *localcluster.Replicas) *supervisor {
+	s := &supervisor{done: make(chan struct{}), killing: map[*localcluster.Controller]bool{}}
 	for _, c := range r.Controllers {
 		s.wg.Add(1)
 		go s.watch(c)
@@ -37,7 +37,7 @@ func supervise(r *testenv.Replicas) *supervisor {
 	return s
 }
 
-func (s *supervisor) watch(c *testenv.Controller) {
+func (s *supervisor) watch(c *localcluster.Controller) {
 	defer s.wg.Done()
 	for {
 		select {
@@ -66,7 +66,7 @@ func (s *supervisor) watch(c *testenv.Controller) {
 }
 
 // kill SIGKILLs the replica, which the supervisor then restarts.
-func (s *supervisor) kill(c *testenv.Controller) error {
+func (s *supervisor) kill(c *localcluster.Controller) error {
 	s.mu.Lock()
 	s.killing[c] = true
 	s.mu.Unlock()

@@ -15,13 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *localcluster.Env
 	k8s client.Client
 	// bin is landlord-controller built from this tree.
 	bin string
@@ -29,10 +30,10 @@ var (
 
 // lease is short, so that a killed leader is replaced in seconds; its
 // renew deadline still gives a loaded machine 3s to answer.
-var lease = testenv.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
+var lease = localcluster.Lease{Duration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMainWithController(m, testenv.Options{Workloads: true}, func(e *testenv.Env, path string) error {
+	os.Exit(testenv.RunMainWithController(m, localcluster.Options{Workloads: true}, func(e *localcluster.Env, path string) error {
 		env, bin = e, path
 		var err error
 		k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()})
@@ -41,9 +42,9 @@ func TestMain(m *testing.M) {
 }
 
 // startReplicas runs n replicas for the test's duration.
-func startReplicas(t *testing.T, n int) *testenv.Replicas {
+func startReplicas(t *testing.T, n int) *localcluster.Replicas {
 	t.Helper()
-	r, err := env.StartReplicas(ctx, n, lease, testenv.ControllerOptions{Bin: bin, Name: t.Name()})
+	r, err := env.StartReplicas(ctx, n, lease, localcluster.ControllerOptions{Bin: bin, Name: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}

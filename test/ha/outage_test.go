@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -30,10 +31,10 @@ func TestOutageHoldsTenantsNotTheCluster(t *testing.T) {
 	const ns = "out-apps"
 
 	// Stopped, the workload controllers act only once Landlord is down.
-	if err := env.StopComponent(testenv.ControllerManager); err != nil {
+	if err := env.StopComponent(localcluster.ControllerManager); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.StartComponent(ctx, testenv.ControllerManager) })
+	t.Cleanup(func() { _ = env.StartComponent(ctx, localcluster.ControllerManager) })
 	labels := map[string]string{"app": "web"}
 	deployment := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
@@ -60,7 +61,7 @@ func TestOutageHoldsTenantsNotTheCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := env.StartComponent(ctx, testenv.ControllerManager); err != nil {
+	if err := env.StartComponent(ctx, localcluster.ControllerManager); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, time.Minute, func() error {

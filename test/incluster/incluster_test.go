@@ -21,6 +21,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/audit"
 	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -146,8 +147,8 @@ func replicasReady(t *testing.T, killed string) []corev1.Pod {
 	})
 	for _, p := range ready {
 		c := p.Spec.Containers[0]
-		if p.Spec.NodeName != testenv.NodeName || c.Image != repository+":"+tag || c.ImagePullPolicy != corev1.PullNever {
-			t.Errorf("pod %s: node %q, image %s (%s), want %s and %s:%s", p.Name, p.Spec.NodeName, c.Image, c.ImagePullPolicy, testenv.NodeName, repository, tag)
+		if p.Spec.NodeName != localcluster.NodeName || c.Image != repository+":"+tag || c.ImagePullPolicy != corev1.PullNever {
+			t.Errorf("pod %s: node %q, image %s (%s), want %s and %s:%s", p.Name, p.Spec.NodeName, c.Image, c.ImagePullPolicy, localcluster.NodeName, repository, tag)
 		}
 	}
 	return ready

@@ -23,6 +23,7 @@ import (
 	"github.com/landlord-dev/landlord/charts"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -37,7 +38,7 @@ const repository = "landlord.test/landlord-controller"
 // The environment the tests share, set up once by TestMain.
 var (
 	ctx  = context.Background()
-	env  *testenv.Env
+	env  *localcluster.Env
 	k8s  client.Client
 	core kubernetes.Interface
 	// tag is the imported image's, the chart's appVersion.
@@ -47,7 +48,7 @@ var (
 func TestMain(m *testing.M) {
 	// LANDLORD_INCLUSTER_TEST_DIR keeps the environment's logs there; the
 	// workload controllers turn the Deployment into pods.
-	os.Exit(testenv.RunMainWith(m, testenv.Options{Node: true, Workloads: true, Dir: os.Getenv("LANDLORD_INCLUSTER_TEST_DIR")}, func(e *testenv.Env) error {
+	os.Exit(testenv.RunMainWith(m, localcluster.Options{Node: true, Workloads: true, Dir: os.Getenv("LANDLORD_INCLUSTER_TEST_DIR")}, func(e *localcluster.Env) error {
 		env = e
 		var err error
 		if k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
@@ -65,7 +66,7 @@ func TestMain(m *testing.M) {
 
 // importController builds the controller's image as make image does, for
 // the node's architecture alone, and imports it into the node's containerd.
-func importController(e *testenv.Env) error {
+func importController(e *localcluster.Env) error {
 	chart, err := charts.Chart()
 	if err != nil {
 		return err

@@ -31,19 +31,20 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 var (
 	ctx = context.Background()
-	env *testenv.Env
+	env *localcluster.Env
 	k8s client.Client
 	bin string
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunMainWithController(m, testenv.Options{}, func(e *testenv.Env, b string) (err error) {
+	os.Exit(testenv.RunMainWithController(m, localcluster.Options{}, func(e *localcluster.Env, b string) (err error) {
 		env, bin = e, b
 		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 		return err
@@ -60,7 +61,7 @@ func TestEveryExpressionNamesExportedMetrics(t *testing.T) {
 	if len(exprs) < 20 {
 		t.Fatalf("found %d expressions in config/monitoring, want the dashboard's and the alerts'", len(exprs))
 	}
-	controller, err := env.StartController(ctx, testenv.ControllerOptions{Bin: bin})
+	controller, err := env.StartController(ctx, localcluster.ControllerOptions{Bin: bin})
 	if err != nil {
 		t.Fatal(err)
 	}

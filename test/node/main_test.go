@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/devenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
@@ -23,7 +24,7 @@ import (
 // The environment the tests share, set up once by TestMain.
 var (
 	ctx  = context.Background()
-	env  *testenv.Env
+	env  *localcluster.Env
 	k8s  client.Client
 	core kubernetes.Interface
 )
@@ -31,8 +32,8 @@ var (
 func TestMain(m *testing.M) {
 	// LANDLORD_NODE_TEST_DIR keeps the environment's logs there. Flux and
 	// the workload controllers turn a tenant's repository into pods.
-	opts := testenv.Options{Node: true, Flux: true, Workloads: true, Dir: os.Getenv("LANDLORD_NODE_TEST_DIR")}
-	os.Exit(testenv.RunMainWith(m, opts, func(e *testenv.Env) error {
+	opts := localcluster.Options{Node: true, Flux: true, Workloads: true, Dir: os.Getenv("LANDLORD_NODE_TEST_DIR")}
+	os.Exit(testenv.RunMainWith(m, opts, func(e *localcluster.Env) error {
 		env = e
 		var err error
 		if k8s, err = client.New(e.Config, client.Options{Scheme: manager.Scheme()}); err != nil {

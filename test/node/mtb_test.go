@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -179,7 +180,7 @@ func TestMTB(t *testing.T) {
 		apiPort := apiServerPort(t)
 		served := map[string]bool{strconv.Itoa(kubeletPort): true, apiPort: true}
 		refusesTenant(t, plain, proc, strconv.Itoa(kubeletPort), "/pods", token.Status.Token, tenantUser, http.StatusUnauthorized)
-		if _, err := core.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", testenv.NodeName, "proxy", "pods").DoRaw(ctx); err != nil {
+		if _, err := core.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", localcluster.NodeName, "proxy", "pods").DoRaw(ctx); err != nil {
 			t.Fatalf("neighbour: the API server's GET of the kubelet's /pods: %v", err)
 		}
 		t.Log("neighbour: the kubelet serves the API server its /pods")

@@ -6,13 +6,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // TestNodeRunsPods: the node is Ready on containerd, and a pod of the test
 // image runs and answers on its own address.
 func TestNodeRunsPods(t *testing.T) {
-	node, err := core.CoreV1().Nodes().Get(ctx, testenv.NodeName, metav1.GetOptions{})
+	node, err := core.CoreV1().Nodes().Get(ctx, localcluster.NodeName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 // TestStopLeavesNothing starts a second environment with a node beside the
@@ -24,7 +24,7 @@ import (
 // rule of either backend, a cgroup, the directory itself.
 func TestStopLeavesNothing(t *testing.T) {
 	links, rules := hostInterfaces(t), hostRules(t)
-	second, err := testenv.Start(ctx, testenv.Options{Node: true})
+	second, err := localcluster.Start(ctx, localcluster.Options{Node: true})
 	if err != nil {
 		t.Fatal(err)
 	}

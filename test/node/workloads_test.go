@@ -20,6 +20,7 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/gitserver"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/nodeimage"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/testenv"
@@ -261,7 +262,7 @@ func runningPods(t *testing.T, ns, app string, n int) []corev1.Pod {
 			for _, c := range p.Status.Conditions {
 				ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
 			}
-			if p.Status.Phase != corev1.PodRunning || !ready || p.Spec.NodeName != testenv.NodeName {
+			if p.Status.Phase != corev1.PodRunning || !ready || p.Spec.NodeName != localcluster.NodeName {
 				return fmt.Errorf("pod %s/%s is %s on %q, Ready %t", ns, p.Name, p.Status.Phase, p.Spec.NodeName, ready)
 			}
 		}

@@ -1,4 +1,4 @@
-package testenv
+package localcluster
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -157,31 +156,6 @@ func BuildController(dir string) (string, error) {
 		return "", fmt.Errorf("building landlord-controller: %w\n%s", err, out)
 	}
 	return path, nil
-}
-
-// RunMainWithController is RunMainWith for packages that run
-// landlord-controller as a process: it builds the binary from source while
-// the control plane starts, and hands setup its path too.
-func RunMainWithController(m *testing.M, opts Options, setup func(e *Env, bin string) error) int {
-	dir, err := os.MkdirTemp("", "landlord-controller-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	var bin string
-	built := make(chan error, 1)
-	go func() {
-		var err error
-		bin, err = BuildController(dir)
-		built <- err
-	}()
-	return RunMainWith(m, opts, func(e *Env) error {
-		if err := <-built; err != nil {
-			return err
-		}
-		return setup(e, bin)
-	})
 }
 
 // controllerKubeconfig is the admin kubeconfig impersonating the

@@ -1,7 +1,8 @@
-// Package testenv runs a real local Kubernetes control plane (etcd,
-// kube-apiserver with RBAC, kube-controller-manager) as child processes, for
-// integration tests and for the local development environment.
-package testenv
+// Package localcluster runs a real local Kubernetes control plane (etcd,
+// kube-apiserver with RBAC, kube-controller-manager) as child processes,
+// with Flux's controllers and a node when asked: what `landlord dev up`
+// runs, and what the integration tests run against (internal/testenv).
+package localcluster
 
 import (
 	"context"

@@ -1,8 +1,9 @@
-package testenv
+package localcluster
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,11 +26,21 @@ import (
 // env is the control plane the package's tests share.
 var env *Env
 
+// TestMain starts the cluster itself: testenv.RunMain, which every other
+// package uses, imports this one.
 func TestMain(m *testing.M) {
-	os.Exit(RunMain(m, func(e *Env) error {
-		env = e
-		return nil
-	}))
+	e, err := Start(context.Background(), Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "localcluster: %v\n", err)
+		os.Exit(1)
+	}
+	env = e
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "localcluster: stop: %v\n", err)
+		code = max(code, 1)
+	}
+	os.Exit(code)
 }
 
 func clientFor(t *testing.T, cfg *rest.Config) kubernetes.Interface {
