@@ -70,6 +70,10 @@ func main() {
 		return
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if err := hooks.Platform.Validate(); err != nil {
+		ctrl.Log.Error(err, "--platform-users, --platform-groups")
+		os.Exit(1)
+	}
 	var err error
 	if opts.Profile, err = profile.Load(*defaults); err != nil {
 		ctrl.Log.Error(err, "--tenant-defaults")

@@ -117,53 +117,103 @@ func keyed(item any, key value.FieldList) bool {
 }
 
 // Pending reports whether fields of obj are held outside manager's one
-// Apply entry: by its own plain writes (a create), or, with takeBack, by
-// any other writer. Until they are handed over, an apply cannot remove them.
-func Pending(obj metav1.Object, manager string, takeBack bool) bool {
+// Apply entry where an apply of it must be able to remove them: all that
+// its own plain writes (a create) hold, and what other writers hold under
+// the top-level fields of takeBack. Until they are handed over, an apply
+// cannot remove them.
+func Pending(obj metav1.Object, manager string, takeBack []string) bool {
 	for _, entry := range obj.GetManagedFields() {
-		if handedOver(entry, manager, takeBack) {
+		if set, err := handedOver(entry, manager, takeBack); err != nil || !set.Empty() {
 			return true
 		}
 	}
 	return false
 }
 
-// handedOver selects the entries whose fields Handover gives manager.
-func handedOver(entry metav1.ManagedFieldsEntry, manager string, takeBack bool) bool {
-	if entry.Subresource != "" {
-		return false // status and other subresources belong to their controllers
+// Writers lists the other writers holding fields of obj under takeBack:
+// those whose fields Handover gives manager.
+func Writers(obj metav1.Object, manager string, takeBack []string) []string {
+	var out []string
+	for _, entry := range obj.GetManagedFields() {
+		if entry.Manager == manager {
+			continue
+		}
+		if set, err := handedOver(entry, manager, takeBack); err == nil && !set.Empty() {
+			out = append(out, entry.Manager)
+		}
 	}
-	if entry.Manager == manager {
-		return entry.Operation != metav1.ManagedFieldsOperationApply
+	return out
+}
+
+// handedOver is the part of entry's fields Handover gives manager: all of
+// a plain write of its own, the part of another writer's under takeBack,
+// nothing of a subresource's (status is its controller's).
+func handedOver(entry metav1.ManagedFieldsEntry, manager string, takeBack []string) (*fieldpath.Set, error) {
+	none := &fieldpath.Set{}
+	if entry.Subresource != "" || entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply {
+		return none, nil
 	}
-	return takeBack
+	set, err := fieldSet(entry)
+	if err != nil || entry.Manager == manager {
+		return set, err
+	}
+	taken := &fieldpath.Set{}
+	for _, field := range takeBack {
+		taken = taken.Union(set.FilterIncludeMatches(fieldpath.MakePrefixMatcherOrDie(field)))
+	}
+	return taken, nil
 }
 
 // Handover returns the JSON patch that gathers into manager's Apply entry
 // the fields Pending reports, as fluxcd/pkg/ssa's field-manager cleanup
 // does; the next apply then owns them and removes what it no longer sets.
-// The patch holds obj's resourceVersion: a write in between makes it a
-// conflict, never a hand-over of fields the caller did not see.
-func Handover(obj metav1.Object, manager string, takeBack bool) ([]byte, error) {
+// Another writer keeps its entry for the rest of its fields. The patch
+// holds obj's resourceVersion: a write in between makes it a conflict,
+// never a hand-over of fields the caller did not see. Nil when nothing is
+// pending.
+func Handover(obj metav1.Object, manager string, takeBack []string) ([]byte, error) {
 	owned := &fieldpath.Set{}
 	var ours *metav1.ManagedFieldsEntry
 	var kept []metav1.ManagedFieldsEntry
+	moved := false
 	for _, entry := range obj.GetManagedFields() {
-		isApply := entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
-		if !isApply && !handedOver(entry, manager, takeBack) {
-			kept = append(kept, entry)
+		if entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == "" {
+			set, err := fieldSet(entry)
+			if err != nil {
+				return nil, err
+			}
+			owned, ours = owned.Union(set), entry.DeepCopy()
 			continue
 		}
-		set, err := fieldSet(entry)
+		taken, err := handedOver(entry, manager, takeBack)
 		if err != nil {
 			return nil, err
 		}
-		owned = owned.Union(set)
-		if ours == nil || isApply {
+		if taken.Empty() {
+			kept = append(kept, entry)
+			continue
+		}
+		moved = true
+		owned = owned.Union(taken)
+		if entry.Manager != manager {
+			rest, err := fieldSet(entry)
+			if err != nil {
+				return nil, err
+			}
+			if rest = rest.Difference(taken); !rest.Empty() {
+				raw, err := rest.ToJSON()
+				if err != nil {
+					return nil, err
+				}
+				entry.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+				kept = append(kept, entry)
+			}
+		}
+		if ours == nil {
 			ours = entry.DeepCopy()
 		}
 	}
-	if ours == nil {
+	if !moved {
 		return nil, nil
 	}
 	raw, err := owned.ToJSON()

@@ -82,19 +82,25 @@ func TestHandover(t *testing.T) {
 	created := entry("landlord", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:hard":{"f:pods":{}}}}`)
 	applied := entry("landlord", metav1.ManagedFieldsOperationApply, "", `{"f:spec":{"f:hard":{"f:services":{}}}}`)
 	edited := entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:hard":{"f:secrets":{}}}}`)
+	annotated := entry("platform", metav1.ManagedFieldsOperationApply, "", `{"f:metadata":{"f:annotations":{"f:iam":{}}}}`)
+	both := entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, "", `{"f:metadata":{"f:annotations":{"f:iam":{}}},"f:spec":{"f:hard":{"f:secrets":{}}}}`)
+	spec := []string{"spec"}
 
 	cases := map[string]struct {
 		entries  []metav1.ManagedFieldsEntry
-		takeBack bool
+		takeBack []string
 		pending  bool
 		owned    string
 		kept     []string
 	}{
-		"settled":                    {[]metav1.ManagedFieldsEntry{applied, status}, true, false, "", nil},
-		"a create of its own":        {[]metav1.ManagedFieldsEntry{created, status}, false, true, ".spec.hard.pods", []string{"kube-controller-manager"}},
-		"a create and an apply":      {[]metav1.ManagedFieldsEntry{created, applied}, false, true, ".spec.hard.pods\n.spec.hard.services", nil},
-		"another writer, left":       {[]metav1.ManagedFieldsEntry{applied, edited}, false, false, "", nil},
-		"another writer, taken back": {[]metav1.ManagedFieldsEntry{applied, edited, status}, true, true, ".spec.hard.secrets\n.spec.hard.services", []string{"kube-controller-manager"}},
+		"settled":                           {[]metav1.ManagedFieldsEntry{applied, status}, spec, false, "", nil},
+		"a create of its own":               {[]metav1.ManagedFieldsEntry{created, status}, nil, true, ".spec.hard.pods", []string{"kube-controller-manager"}},
+		"a create and an apply":             {[]metav1.ManagedFieldsEntry{created, applied}, nil, true, ".spec.hard.pods\n.spec.hard.services", nil},
+		"another writer, left":              {[]metav1.ManagedFieldsEntry{applied, edited}, nil, false, "", nil},
+		"another writer, taken back":        {[]metav1.ManagedFieldsEntry{applied, edited, status}, spec, true, ".spec.hard.secrets\n.spec.hard.services", []string{"kube-controller-manager"}},
+		"another writer's annotation, left": {[]metav1.ManagedFieldsEntry{applied, annotated}, spec, false, "", nil},
+		"another writer's spec field taken, its annotation left": {[]metav1.ManagedFieldsEntry{applied, both}, spec, true,
+			".spec.hard.secrets\n.spec.hard.services", []string{"kubectl-edit"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -70,8 +70,12 @@ func (r *TenantReconciler) foreignAccounts(ctx context.Context, tenant *v1alpha1
 	for _, key := range render.Accounts(tenant, h) {
 		sa := &corev1.ServiceAccount{}
 		err := r.Get(ctx, key, sa)
-		if err == nil {
+		if err == nil && r.ours(tenant, sa) {
 			continue // only Landlord's objects are cached
+		}
+		if err == nil {
+			foreign = append(foreign, key) // another tenant's, handed over while the cache lags
+			continue
 		}
 		if !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("reading service account %s: %w", key, err)
@@ -176,11 +180,12 @@ func (r *TenantReconciler) convergeOne(ctx context.Context, tenant *v1alpha1.Ten
 	if err != nil {
 		return err
 	}
-	if upToDate(sent.Object, existing, takesBack(desired)) {
+	takeBack := takesBack(desired, sent.Object)
+	if upToDate(sent.Object, existing, takeBack) {
 		return nil
 	}
-	if apply.Pending(existing, FieldOwner, takesBack(desired)) {
-		if err := r.handover(ctx, desired); err != nil {
+	if apply.Pending(existing, FieldOwner, takeBack) {
+		if err := r.handover(ctx, tenant, desired, takeBack); err != nil {
 			return err
 		}
 	}
@@ -270,7 +275,7 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 // holds every field sent, labels and annotations included, and Landlord's
 // apply owns no field that sent no longer sets. The second half is what
 // makes a key removed from a Tenant leave the cluster.
-func upToDate(sent map[string]any, existing client.Object, takeBack bool) bool {
+func upToDate(sent map[string]any, existing client.Object, takeBack []string) bool {
 	owned, applied, err := apply.Owned(existing, FieldOwner)
 	if err != nil || !applied {
 		return false
@@ -339,11 +344,27 @@ func contains(have, want any) bool {
 	return reflect.DeepEqual(have, want)
 }
 
-// takesBack reports whether fields other writers set on obj are taken
-// back: on every kind the registry names no other writer of.
-func takesBack(obj client.Object) bool {
-	kind, ok := kinds.Lookup(obj.GetObjectKind().GroupVersionKind().GroupKind())
-	return !ok || kind.SharedWith == ""
+// takesBack lists the top-level fields of sent whose content other
+// writers may not add to: every one Landlord sets (spec, data, rules,
+// subjects) but metadata, on every kind the registry names no other
+// writer of. Labels and annotations others add (a cloud identity on the
+// reconciler's account, a policy engine's mark) stay theirs; fields
+// Landlord does not set at all (an account's imagePullSecrets) too.
+func takesBack(desired client.Object, sent map[string]any) []string {
+	kind, ok := kinds.Lookup(desired.GetObjectKind().GroupVersionKind().GroupKind())
+	if !ok || kind.SharedWith != "" {
+		return nil
+	}
+	var fields []string
+	for field := range sent {
+		switch field {
+		case "apiVersion", "kind", "metadata", "status":
+		default:
+			fields = append(fields, field)
+		}
+	}
+	slices.Sort(fields)
+	return fields
 }
 
 // handoverCreated gives Landlord's apply the fields of an object it has
@@ -351,12 +372,12 @@ func takesBack(obj client.Object) bool {
 // controller may write it first (the quota's status): then it is read
 // again, and only Landlord's own entries change hands.
 func (r *TenantReconciler) handoverCreated(ctx context.Context, desired, created client.Object) error {
-	err := r.patchHandover(ctx, desired, created, false)
+	err := r.patchHandover(ctx, desired, created, nil)
 	for tries := 1; apierrors.IsConflict(err) && tries < handoverTries; tries++ {
 		if err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(created), created); err != nil {
 			return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
 		}
-		err = r.patchHandover(ctx, desired, created, false)
+		err = r.patchHandover(ctx, desired, created, nil)
 	}
 	return err
 }
@@ -364,19 +385,27 @@ func (r *TenantReconciler) handoverCreated(ctx context.Context, desired, created
 // handoverTries bounds the reads of an object others keep writing.
 const handoverTries = 5
 
-// handover reads desired's object past the cache, which keeps no field
-// set of other writers, and gives Landlord's apply what plain writes hold
-// on it: its own creates, and other writers' fields where it takes them back.
-func (r *TenantReconciler) handover(ctx context.Context, desired client.Object) error {
+// handover reads desired's object past the cache, which may lag, and gives
+// Landlord's apply what plain writes hold on it: its own creates, and
+// other writers' fields under takeBack, which is told on the Tenant.
+func (r *TenantReconciler) handover(ctx context.Context, tenant *v1alpha1.Tenant, desired client.Object, takeBack []string) error {
 	live := desired.DeepCopyObject().(client.Object)
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), live); err != nil {
 		return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
 	}
-	return r.patchHandover(ctx, desired, live, takesBack(desired))
+	writers := apply.Writers(live, FieldOwner, takeBack)
+	if err := r.patchHandover(ctx, desired, live, takeBack); err != nil {
+		return err
+	}
+	if len(writers) > 0 {
+		r.tell(ctx, tenant, desired, "TookBack", "took back what %s wrote in %s of %s: only the Tenant sets them",
+			strings.Join(writers, ", "), strings.Join(takeBack, ", "), foreignObject{desired})
+	}
+	return nil
 }
 
 // patchHandover sends the hand-over of live's fields, desired naming it.
-func (r *TenantReconciler) patchHandover(ctx context.Context, desired, live client.Object, takeBack bool) error {
+func (r *TenantReconciler) patchHandover(ctx context.Context, desired, live client.Object, takeBack []string) error {
 	patch, err := apply.Handover(live, FieldOwner, takeBack)
 	if err != nil || patch == nil {
 		return err

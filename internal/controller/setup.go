@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
@@ -101,29 +102,20 @@ func namespaceMetadata(obj any) (any, error) {
 		return obj, nil
 	}
 	ns.Annotations = nil
-	return ownFields(ns)
+	// Nothing is taken back from a namespace: Landlord's own entries will do.
+	ns.ManagedFields = slices.DeleteFunc(ns.ManagedFields, func(e metav1.ManagedFieldsEntry) bool { return e.Manager != FieldOwner })
+	return ns, nil
 }
 
 // ownFields keeps of an object's managed fields what convergeOne reads:
-// Landlord's own field sets whole, and that another writer has fields,
-// without them (a hand-over reads them live). Subresources' entries go:
-// status is its controller's.
+// every writer's field sets, as it takes some of them back; subresources'
+// entries go, as status is its controller's.
 func ownFields(obj any) (any, error) {
 	o, ok := obj.(client.Object)
 	if !ok {
 		return obj, nil
 	}
-	var kept []metav1.ManagedFieldsEntry
-	for _, entry := range o.GetManagedFields() {
-		if entry.Subresource != "" {
-			continue
-		}
-		if entry.Manager != FieldOwner {
-			entry.FieldsV1 = nil
-		}
-		kept = append(kept, entry)
-	}
-	o.SetManagedFields(kept)
+	o.SetManagedFields(slices.DeleteFunc(o.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool { return e.Subresource != "" }))
 	return o, nil
 }
 

@@ -189,11 +189,11 @@ func (r *repo) checkKustomization(k *kustomization) {
 		case isRemote(e.value):
 			k.blocked = true
 			r.static = append(r.static, r.finding(RuleRemoteBase, k.file, e.line,
-				fmt.Sprintf("%s: remote base %q: Flux runs with --no-remote-bases and lint runs offline; builds including %s are not run, the local files they list are checked one by one", e.field, e.value, k.dir)))
+				fmt.Sprintf("%s: remote base %q: Flux runs with --no-remote-bases and lint runs offline; builds including %s are not run; the local files they list are judged one by one, without its patches, namespace or name changes", e.field, e.value, k.dir)))
 		case r.escapes(k.dir, e.value):
 			k.blocked = true
 			r.static = append(r.static, r.finding(RulePathEscape, k.file, e.line,
-				fmt.Sprintf("%s: %q resolves outside the repository; allowed: paths within it; builds including %s are not run, the local files they list are checked one by one", e.field, e.value, k.dir)))
+				fmt.Sprintf("%s: %q resolves outside the repository; allowed: paths within it; builds including %s are not run; the local files they list are judged one by one, without its patches, namespace or name changes", e.field, e.value, k.dir)))
 		case e.dir:
 			target := path.Join(k.dir, e.value)
 			if _, ok := r.kustomizations[target]; ok {
