@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -9,6 +10,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -126,6 +128,78 @@ func TestRemovalsLeaveTheCluster(t *testing.T) {
 			})
 		})
 	}
+
+	t.Run("removed a key of a TenantResource's object", func(t *testing.T) {
+		tr := &v1alpha1.TenantResource{
+			ObjectMeta: metav1.ObjectMeta{Name: "exact-facts"},
+			Spec: v1alpha1.TenantResourceSpec{
+				TenantSelector: metav1.LabelSelector{MatchLabels: map[string]string{"exact-test": "facts"}},
+				Objects: []v1alpha1.Manifest{manifest(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "facts"},
+					"data": map[string]any{"region": "eu", "gone": "soon"}})},
+			},
+		}
+		if err := k8s.Create(ctx, tr); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, tr) })
+		updateTenant(t, tenant.Name, func(t *v1alpha1.Tenant) { t.Labels = map[string]string{"exact-test": "facts"} })
+		facts := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "facts"}}
+		eventually(t, "stamped", func() error {
+			if err := exists(facts); err != nil {
+				return err
+			}
+			if facts.Data["gone"] != "soon" {
+				return fmt.Errorf("data %v", facts.Data)
+			}
+			return nil
+		})
+		patch := `{"spec":{"objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"facts"},"data":{"region":"eu"}}]}}`
+		if err := k8s.Patch(ctx, tr, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the key gone from the stamped object", func() error {
+			if err := exists(facts); err != nil {
+				return err
+			}
+			return absentKey(facts.Data, "gone")
+		})
+	})
+
+	t.Run("removed an approved cluster resource's name", func(t *testing.T) {
+		updateTenant(t, tenant.Name, func(t *v1alpha1.Tenant) {
+			t.Spec.ClusterResources = []v1alpha1.ClusterResource{{APIGroup: "storage.k8s.io", Kind: "StorageClass", Names: []string{"exact-fast", "exact-slow"}}}
+		})
+		names := func() ([]string, error) {
+			roles := &rbacv1.ClusterRoleList{}
+			if err := k8s.List(ctx, roles, client.MatchingLabels{v1alpha1.TenantLabel: tenant.Name}); err != nil {
+				return nil, err
+			}
+			var out []string
+			for _, r := range roles.Items {
+				for _, rule := range r.Rules {
+					if slices.Contains(rule.Resources, "storageclasses") {
+						out = append(out, rule.ResourceNames...)
+					}
+				}
+			}
+			return out, nil
+		}
+		eventually(t, "both names granted", func() error {
+			got, err := names()
+			if err == nil && !slices.Contains(got, "exact-slow") {
+				err = fmt.Errorf("names %v", got)
+			}
+			return err
+		})
+		updateTenant(t, tenant.Name, func(t *v1alpha1.Tenant) { t.Spec.ClusterResources[0].Names = []string{"exact-fast"} })
+		eventually(t, "the removed name no longer granted", func() error {
+			got, err := names()
+			if err == nil && (slices.Contains(got, "exact-slow") || !slices.Contains(got, "exact-fast")) {
+				err = fmt.Errorf("names %v", got)
+			}
+			return err
+		})
+	})
 
 	// An admin's write, under a manager of its own, on guard rails.
 	added := map[string]struct {
