@@ -218,7 +218,7 @@ func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, 
 		if err != nil {
 			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 		}
-		return r.handoverCreated(ctx, desired, obj)
+		return r.patchHandover(ctx, desired, obj, nil)
 	}
 	if _, isNamespace := desired.(*corev1.Namespace); isNamespace {
 		// Lost a race for the name, or the cache lags: claimNamespaces
@@ -268,7 +268,7 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 	if err := r.Create(ctx, obj, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
 	}
-	return r.handoverCreated(ctx, desired, obj)
+	return r.patchHandover(ctx, desired, obj, nil)
 }
 
 // upToDate reports whether applying sent would change nothing: existing
@@ -367,24 +367,6 @@ func takesBack(desired client.Object, sent map[string]any) []string {
 	return fields
 }
 
-// handoverCreated gives Landlord's apply the fields of an object it has
-// just created, so that the next apply removes what the Tenant drops. A
-// controller may write it first (the quota's status): then it is read
-// again, and only Landlord's own entries change hands.
-func (r *TenantReconciler) handoverCreated(ctx context.Context, desired, created client.Object) error {
-	err := r.patchHandover(ctx, desired, created, nil)
-	for tries := 1; apierrors.IsConflict(err) && tries < handoverTries; tries++ {
-		if err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(created), created); err != nil {
-			return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
-		}
-		err = r.patchHandover(ctx, desired, created, nil)
-	}
-	return err
-}
-
-// handoverTries bounds the reads of an object others keep writing.
-const handoverTries = 5
-
 // handover reads desired's object past the cache, which may lag, and gives
 // Landlord's apply what plain writes hold on it: its own creates, and
 // other writers' fields under takeBack, which is told on the Tenant.
@@ -404,13 +386,31 @@ func (r *TenantReconciler) handover(ctx context.Context, tenant *v1alpha1.Tenant
 	return nil
 }
 
-// patchHandover sends the hand-over of live's fields, desired naming it.
+// handoverTries bounds the reads of an object others keep writing.
+const handoverTries = 5
+
+// patchHandover sends the hand-over of live's fields, desired naming it:
+// after a create, so that the next apply removes what the Tenant drops,
+// and before an apply that must remove what plain writes hold.
+// A controller may write the object meanwhile (the quota's status): then
+// it is read again and the hand-over made anew from what is there.
 func (r *TenantReconciler) patchHandover(ctx context.Context, desired, live client.Object, takeBack []string) error {
-	patch, err := apply.Handover(live, FieldOwner, takeBack)
-	if err != nil || patch == nil {
-		return err
+	var err error
+	for tries := 0; tries < handoverTries; tries++ {
+		if tries > 0 {
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(live), live); err != nil {
+				return fmt.Errorf("reading %s: %w", foreignObject{desired}, err)
+			}
+		}
+		var patch []byte
+		if patch, err = apply.Handover(live, FieldOwner, takeBack); err != nil || patch == nil {
+			return err
+		}
+		if err = r.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); !apierrors.IsConflict(err) {
+			break
+		}
 	}
-	if err := r.Patch(ctx, live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+	if err != nil {
 		return fmt.Errorf("handing the fields of %s to %s: %w", foreignObject{desired}, FieldOwner, err)
 	}
 	return nil
