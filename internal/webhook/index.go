@@ -61,13 +61,26 @@ func (x *Index) For(ctx context.Context) *Reads {
 
 // Reads is one request's tenancy.Store. A read that fails answers as
 // absent to the policy, and Err reports it: the caller then denies, since
-// what the policy decided without it is no decision.
+// what the policy decided without it is no decision. Each name is read
+// once per request, and at most MaxLiveReads of them past the cache: a
+// request naming thousands of namespaces (a RoleBinding's subjects) costs
+// a bounded amount, cancelled with the request.
 type Reads struct {
 	index *Index
 	ctx   context.Context
 	mu    sync.Mutex
 	err   error
+	// read memoizes Tenant and Namespace by kind and name.
+	read map[string]client.Object
+	live int
 }
+
+// MaxLiveReads bounds the reads past the cache one request may cause.
+const MaxLiveReads = 64
+
+// ErrTooManyReads marks a request that would need more than MaxLiveReads
+// reads: refused, not judged in part.
+var ErrTooManyReads = fmt.Errorf("the request names more than %d namespaces or tenants the guard does not hold in its cache; allowed: at most %d", MaxLiveReads, MaxLiveReads)
 
 var _ tenancy.Store = &Reads{}
 
@@ -96,35 +109,58 @@ func (r *Reads) Tenant(name string) *v1alpha1.Tenant {
 	if name == "" {
 		return nil
 	}
-	t := &v1alpha1.Tenant{}
-	if !r.get("tenant "+name, client.ObjectKey{Name: name}, t) {
-		return nil
-	}
+	t, _ := r.get("tenant "+name, client.ObjectKey{Name: name}, &v1alpha1.Tenant{}).(*v1alpha1.Tenant)
 	return t
 }
 
 // Namespace reads one Namespace by name, nil if there is none.
 func (r *Reads) Namespace(name string) *corev1.Namespace {
-	ns := &corev1.Namespace{}
-	if !r.get("namespace "+name, client.ObjectKey{Name: name}, ns) {
-		return nil
-	}
+	ns, _ := r.get("namespace "+name, client.ObjectKey{Name: name}, &corev1.Namespace{}).(*corev1.Namespace)
 	return ns
 }
 
-// get reads obj from the cache, else live; false when neither has it.
-// Cache reads share the cached object's maps and slices rather than copy
-// them: the policy only reads, and under load the copies cost more than the
-// rules that read them.
-func (r *Reads) get(what string, key client.ObjectKey, obj client.Object) bool {
-	if err := r.index.c.Get(r.ctx, key, obj, client.UnsafeDisableDeepCopy); err == nil {
-		return true
+// get reads obj from the cache, else live, once per request; nil when
+// neither has it. Cache reads share the cached object's maps and slices
+// rather than copy them: the policy only reads, and under load the copies
+// cost more than the rules that read them.
+func (r *Reads) get(what string, key client.ObjectKey, obj client.Object) client.Object {
+	r.mu.Lock()
+	if r.read == nil {
+		r.read = map[string]client.Object{}
+	}
+	if found, ok := r.read[what]; ok {
+		r.mu.Unlock()
+		return found
+	}
+	r.mu.Unlock()
+	found := obj
+	if err := r.index.c.Get(r.ctx, key, obj, client.UnsafeDisableDeepCopy); err != nil {
+		found = r.getLive(what, key, obj)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.read[what] = found
+	return found
+}
+
+// getLive reads obj past the cache, within the request's budget.
+func (r *Reads) getLive(what string, key client.ObjectKey, obj client.Object) client.Object {
+	r.mu.Lock()
+	r.live++
+	over := r.live > MaxLiveReads
+	r.mu.Unlock()
+	if over {
+		r.fail(what, ErrTooManyReads)
+		return nil
 	}
 	err := r.index.live.Get(r.ctx, key, obj)
 	if err != nil && !apierrors.IsNotFound(err) {
 		r.fail(what, err)
 	}
-	return err == nil
+	if err != nil {
+		return nil
+	}
+	return obj
 }
 
 // Assigning lists the Tenants naming ns in spec.namespaces.

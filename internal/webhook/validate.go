@@ -198,6 +198,10 @@ func policyRequest(req admission.Request) (policy.Request, error) {
 // undecided refuses a request the guard could not judge, naming what it
 // could not read: a decision made without it would be a guess, and an
 // allow by default is how confinement fails quietly.
+// A request too large to judge within the budget is refused as such.
 func undecided(err error) admission.Response {
+	if errors.Is(err, ErrTooManyReads) {
+		return admission.Denied("landlord refuses this request: " + err.Error())
+	}
 	return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("landlord could not judge this request, so it is refused: %w", err))
 }
