@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -115,7 +114,7 @@ func (r *repo) unitFor(dir, how string) *unit {
 				return
 			}
 			kfile := r.kustomizations[dir].file
-			content, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(kfile)))
+			content, err := r.readFile(kfile)
 			if err != nil {
 				u.err = err
 				return
@@ -228,7 +227,7 @@ func (r *repo) manifests(dir string) ([]byte, error) {
 // Flux's generator checks: other YAML (CI configuration, .sops.yaml, Helm
 // values) is not applied.
 func (r *repo) holdsManifests(file string) (bool, error) {
-	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(file)))
+	data, err := r.readFile(file)
 	if err != nil {
 		return false, err
 	}
@@ -331,7 +330,7 @@ var resources = provider.NewDefaultDepProvider().GetResourceFactory()
 
 // read decodes the objects of one file of the repository, unbuilt.
 func (r *repo) read(file string) ([]*object, error) {
-	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(file)))
+	data, err := r.readFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -196,7 +194,7 @@ func (l *linter) listed(r *repo, dir string) *unit {
 			continue
 		}
 		file := path.Join(dir, e.value)
-		if info, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(file))); err != nil || info.IsDir() {
+		if info, err := r.stat(file); err != nil || info.IsDir() {
 			continue // a kustomization of its own, or missing: the build reports it
 		}
 		objects, err := r.read(file)
@@ -323,7 +321,7 @@ func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
 
 // isDir reports whether dir, relative to the repository, is a directory.
 func isDir(r *repo, dir string) bool {
-	info, err := os.Stat(filepath.Join(r.root, filepath.FromSlash(dir)))
+	info, err := r.stat(dir)
 	return err == nil && info.IsDir()
 }
 

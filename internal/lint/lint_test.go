@@ -464,3 +464,35 @@ func TestRulesAreStable(t *testing.T) {
 		t.Errorf("rules = %q, want %q", got, want)
 	}
 }
+
+// TestLintReadsNothingOutsideTheRepository: a tenant repository whose
+// kustomization file, or a file its kustomization lists, is a symlink to a
+// file of the machine lint runs on gets a finding, and no finding, in any
+// output format, carries a byte of that file.
+func TestLintReadsNothingOutsideTheRepository(t *testing.T) {
+	fleetDir, repoDir := scaffold(t, nil, map[string]string{"staging/kustomization.yaml": overlay("extra.yaml")})
+	secret := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(secret, []byte("resources:\n- https://SECRET-TOKEN-123.example/x.yaml\n- SECRET-TOKEN-123.yaml\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []string{"staging/extra.yaml", "production/kustomization.yaml"} {
+		path := filepath.Join(repoDir, filepath.FromSlash(link))
+		_ = os.Remove(path)
+		if err := os.Symlink(secret, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, findings := lintDirs(t, fleetDir, repoDir)
+	for _, f := range findings {
+		t.Log(f)
+	}
+	if len(findings) == 0 {
+		t.Error("no finding on files that lead out of the repository")
+	}
+	// Every output format (text, JSON, SARIF, GitHub) is made of these fields.
+	for _, f := range findings {
+		if strings.Contains(f.String(), "SECRET-TOKEN-123") {
+			t.Errorf("a finding carries the outside file: %s", f)
+		}
+	}
+}

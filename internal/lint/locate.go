@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -27,7 +25,7 @@ func (r *repo) source(file string) *sourceFile {
 	}
 	s := &sourceFile{}
 	r.sources[file] = s
-	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(file)))
+	data, err := r.readFile(file)
 	if err != nil {
 		return s
 	}

@@ -105,6 +105,30 @@ func scanRepo(root, tenant string) (*repo, error) {
 	return r, nil
 }
 
+// readFile reads a file of the repository, slash-separated and relative
+// to its root, never past it: a symlink leading out is an error, so that a
+// hostile repository cannot make lint print a file of the machine it runs
+// on. The root is opened for each read, as lint may hold a thousand
+// repositories.
+func (r *repo) readFile(file string) ([]byte, error) {
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(filepath.FromSlash(file))
+}
+
+// stat is os.Stat within the repository, as readFile reads.
+func (r *repo) stat(file string) (fs.FileInfo, error) {
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Stat(filepath.FromSlash(file))
+}
+
 // relPath is the slash-separated path of p below the root.
 func (r *repo) relPath(p string) string {
 	rel, err := filepath.Rel(r.root, p)
@@ -171,7 +195,7 @@ type entry struct {
 // and the paths leaving the repository it names, and notes the
 // kustomization directories it takes in.
 func (r *repo) checkKustomization(k *kustomization) {
-	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(k.file)))
+	data, err := r.readFile(k.file)
 	if err != nil {
 		return // the build reports it
 	}

@@ -3,9 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -59,7 +57,7 @@ func (l *linter) secret(o *object) {
 // metadata: a sops_mac line in a dotenv or INI file, a top-level sops key
 // in YAML or JSON.
 func sopsEncrypted(r *repo, file string) bool {
-	data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(file)))
+	data, err := r.readFile(file)
 	if err != nil {
 		return false
 	}
