@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/fleet"
 	"github.com/landlord-dev/landlord/internal/handmade"
@@ -70,7 +72,6 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 			fmt.Fprintf(stderr, "%s (its tenants are not imported)\n", f)
 		}
 	}
-	imported := 0
 	// A base several clusters' builds take in says the same in each.
 	said := map[string]bool{}
 	note := func(n handmade.Note) {
@@ -79,6 +80,13 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 			fmt.Fprintln(stderr, line)
 		}
 	}
+	type importedTenant struct {
+		dir  string
+		t    *handmade.Tenant
+		data []byte
+	}
+	var imported []importedTenant
+	var badNames []string
 	for _, b := range builds {
 		res := handmade.Find(b.Objects)
 		for _, t := range res.Tenants {
@@ -86,23 +94,32 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 			if err != nil {
 				return err
 			}
-			if err := writeImported(cmd.OutOrStdout(), opts.outDir, b.Dir, t.Tenant.Name, data); err != nil {
-				return err
+			for _, msg := range validation.IsDNS1123Subdomain(t.Tenant.Name) {
+				badNames = append(badNames, fmt.Sprintf("%s: tenant name %q: %s", t.Syncs[0].File, t.Tenant.Name, msg))
 			}
-			imported++
-			for _, n := range t.Notes {
-				note(n)
-			}
-			for _, e := range apivalidation.ValidateTenant(t.Tenant) {
-				fmt.Fprintf(stderr, "%s: the imported Tenant %s is not valid, edit it: %v\n", t.Syncs[0].File, t.Tenant.Name, e)
-			}
+			imported = append(imported, importedTenant{dir: b.Dir, t: t, data: data})
 		}
 		for _, n := range res.Notes {
 			note(n)
 		}
 	}
-	if imported == 0 {
+	if len(imported) == 0 {
 		return fmt.Errorf("%s: no tenant made by hand in what Flux applies: a Kustomization syncing a GitRepository of its namespace as a service account a RoleBinding there binds", opts.dir)
+	}
+	// Names become file names: every one is judged before anything is written.
+	if len(badNames) > 0 {
+		return fmt.Errorf("nothing imported; the tenant label names the Tenant and its file, allowed: a DNS subdomain name:\n%s", strings.Join(badNames, "\n"))
+	}
+	for _, it := range imported {
+		if err := writeImported(cmd.OutOrStdout(), opts.outDir, it.dir, it.t.Tenant.Name, it.data); err != nil {
+			return err
+		}
+		for _, n := range it.t.Notes {
+			note(n)
+		}
+		for _, e := range apivalidation.ValidateTenant(it.t.Tenant) {
+			fmt.Fprintf(stderr, "%s: the imported Tenant %s is not valid, edit it: %v\n", it.t.Syncs[0].File, it.t.Tenant.Name, e)
+		}
 	}
 	return nil
 }
@@ -114,9 +131,19 @@ func writeImported(w io.Writer, outDir, dir, name string, data []byte) error {
 		_, err := fmt.Fprintf(w, "---\n# %s\n%s", strings.TrimSuffix(dir, "/")+"/", data)
 		return err
 	}
-	path := filepath.Join(outDir, filepath.FromSlash(dir), name+".yaml")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	// Within outDir whatever the names say: os.Root refuses a path or a
+	// symlink leading out.
+	root, err := os.OpenRoot(outDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	path := filepath.Join(filepath.FromSlash(dir), name+".yaml")
+	if err := root.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return root.WriteFile(path, data, 0o644)
 }

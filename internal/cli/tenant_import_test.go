@@ -239,3 +239,40 @@ func sameValue(want, got any) bool {
 	}
 	return want == got
 }
+
+// TestTenantImportWritesOnlyInsideItsDirectory: a hand-made fleet whose
+// tenant label climbs out of the output directory gets nothing imported:
+// the name is refused, naming the file and what is allowed, before any
+// file is written, and nothing appears outside the directory.
+func TestTenantImportWritesOnlyInsideItsDirectory(t *testing.T) {
+	work := t.TempDir()
+	fleetDir := filepath.Join(work, "fleet")
+	if err := os.CopyFS(fleetDir, os.DirFS(handMadeFleet)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rbac.yaml", "sync.yaml"} {
+		file := filepath.Join(fleetDir, "tenants", "base", "team2", name)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "toolkit.fluxcd.io/tenant: team2", "toolkit.fluxcd.io/tenant: ../../../escaped")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(work, "out", "tenants")
+	code, _, stderr := execute("tenant", "import", fleetDir, "-o", out)
+	if code == 0 || !strings.Contains(stderr, `tenant name "../../../escaped"`) || !strings.Contains(stderr, "nothing imported") {
+		t.Errorf("exit code %d, stderr %q: want a refusal naming the tenant name", code, stderr)
+	}
+	var written []string
+	_ = filepath.WalkDir(work, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(p, fleetDir) {
+			written = append(written, p)
+		}
+		return nil
+	})
+	if len(written) > 0 {
+		t.Errorf("files written although the import was refused: %v", written)
+	}
+}
