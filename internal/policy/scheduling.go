@@ -11,7 +11,7 @@ import (
 )
 
 // ruleScheduling is rule LL019, declared here beside it and listed in Rules.
-var ruleScheduling = Rule{"LL019", "pod-scheduling", "a priority class preempts other tenants' pods, and a node name, node selector or toleration lands pods on nodes the platform keeps for itself or another tenant: pods choose only what the Tenant allows"}
+var ruleScheduling = Rule{"LL019", "pod-scheduling", "a priority class preempts other tenants' pods, and a node name, node selector or toleration lands pods on nodes the platform keeps for itself or another tenant, and a pod affinity term selecting namespaces keeps other tenants' pods off nodes or learns their labels: pods choose only what the Tenant allows"}
 
 // defaultNodeLabels are the node labels any pod may select on: no tenant
 // holds an operating system, an architecture or a zone.
@@ -51,11 +51,50 @@ func scheduling(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 			errs = append(errs, nodeSelectorTerm(&na.PreferredDuringSchedulingIgnoredDuringExecution[i].Preference, preferred.Index(i).Child("preference"), s)...)
 		}
 	}
+	if a := spec.Affinity; a != nil {
+		errs = append(errs, podAffinity(a.PodAffinity, a.PodAntiAffinity, p.Child("affinity"), s)...)
+	}
 	for i, t := range spec.Tolerations {
 		if !tolerationAllowed(t, s.allow.scheduling.Tolerations) {
 			errs = append(errs, forbidden(ruleScheduling, p.Child("tolerations").Index(i), "tenant "+s.tenant.Name+" may not tolerate taint "+quoteList([]string{t.Key})+
 				"; allowed: the node conditions "+quoteList(defaultTolerations)+" and spec.scheduling.tolerations"))
 		}
+	}
+	return errs
+}
+
+// podAffinity confines pod (anti-)affinity terms to the tenant's
+// namespaces: a term's namespaceSelector selects across every namespace
+// ({} is all of them), so that a required anti-affinity keeps other
+// tenants' pods Pending and an affinity learns their labels. Terms name
+// the tenant's namespaces in namespaces, or none (the pod's own).
+func podAffinity(aff *corev1.PodAffinity, anti *corev1.PodAntiAffinity, p *field.Path, s scope) field.ErrorList {
+	var errs field.ErrorList
+	judge := func(term *corev1.PodAffinityTerm, path *field.Path) {
+		if term.NamespaceSelector != nil {
+			errs = append(errs, forbidden(ruleScheduling, path.Child("namespaceSelector"),
+				"a namespace selector reaches other tenants' pods; allowed: namespaces of tenant "+s.tenant.Name+" listed in namespaces"))
+		}
+		for i, ns := range term.Namespaces {
+			if !s.sameTenant(ns) {
+				errs = append(errs, notSupported(ruleScheduling, path.Child("namespaces").Index(i), ns,
+					"pod affinity may name the tenant's namespaces only", namespacesOf(s.tenant)))
+			}
+		}
+	}
+	each := func(path *field.Path, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) {
+		for i := range required {
+			judge(&required[i], path.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i))
+		}
+		for i := range preferred {
+			judge(&preferred[i].PodAffinityTerm, path.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i).Child("podAffinityTerm"))
+		}
+	}
+	if aff != nil {
+		each(p.Child("podAffinity"), aff.RequiredDuringSchedulingIgnoredDuringExecution, aff.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if anti != nil {
+		each(p.Child("podAntiAffinity"), anti.RequiredDuringSchedulingIgnoredDuringExecution, anti.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	return errs
 }

@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
@@ -109,6 +110,14 @@ var schedulingCases = map[string]testCase{
 		}}}}
 	})), want: "LL019"},
 
+	// Pod (anti-)affinity: the tenant's own namespaces, never a selector of namespaces.
+	"anti-affinity to every pod of every namespace": {req: create(owner, "apps", newPod("apps", podTerm(true, &metav1.LabelSelector{}, nil))), want: "LL019"},
+	"affinity to pods of a namespace selector":      {req: create(owner, "apps", newPod("apps", podTerm(false, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "ops"}}, nil))), want: "LL019"},
+	"affinity to another tenant's namespace":        {req: create(owner, "apps", newPod("apps", podTerm(false, nil, []string{"ops"}))), want: "LL019"},
+	"deployment spreading away from every pod":      {req: create(reconciler, "apps", withTemplate(newDeployment("app", false), podTerm(true, &metav1.LabelSelector{}, nil))), want: "LL019"},
+	"anti-affinity to its own replicas":             {req: create(owner, "apps", newPod("apps", podTerm(true, nil, nil)))},
+	"affinity to pods of its other namespace":       {req: create(owner, "apps", newPod("apps", podTerm(false, nil, []string{"apps", "apps-jobs"})))},
+
 	// Tolerations: the node conditions Kubernetes adds, and the Tenant's list.
 	"pod with the default NoExecute tolerations": {req: create(owner, "apps", newPod("apps", tolerate(
 		corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptrTo[int64](300)},
@@ -131,3 +140,21 @@ func withTemplate(d *appsv1.Deployment, edit func(*corev1.PodSpec)) *appsv1.Depl
 func ptrTo[T any](v T) *T { return &v }
 
 func init() { maps.Copy(testCases, schedulingCases) }
+
+// podTerm sets a required pod anti-affinity (or, preferred, an affinity)
+// term over app=web pods in namespaces and those namespaceSelector selects.
+func podTerm(anti bool, namespaceSelector *metav1.LabelSelector, namespaces []string) func(*corev1.PodSpec) {
+	term := corev1.PodAffinityTerm{
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		TopologyKey:       corev1.LabelHostname,
+		NamespaceSelector: namespaceSelector,
+		Namespaces:        namespaces,
+	}
+	return func(p *corev1.PodSpec) {
+		if anti {
+			p.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}}
+			return
+		}
+		p.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 1, PodAffinityTerm: term}}}}
+	}
+}
