@@ -184,7 +184,7 @@ type Notifications struct {
 
 // ClusterResource is one kind of cluster-scoped object the platform
 // approved for the tenant, at the names listed.
-// +kubebuilder:validation:XValidation:rule="!(self.apiGroup in ['rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiregistration.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'landlord.dev']) && !(size(self.apiGroup) == 0 && self.kind in ['Namespace', 'Node', 'PersistentVolume'])",fieldPath=".kind",reason=FieldValueForbidden,message="spec.clusterResources must not approve RBAC, admission, API registration, certificate, Landlord, Namespace, Node or PersistentVolume kinds: each hands a tenant the cluster or another tenant's data"
+// +kubebuilder:validation:XValidation:rule="!(self.apiGroup in ['rbac.authorization.k8s.io', 'admissionregistration.k8s.io', 'apiregistration.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'landlord.dev', 'node.k8s.io', 'flowcontrol.apiserver.k8s.io']) && !(size(self.apiGroup) == 0 && self.kind in ['Namespace', 'Node', 'PersistentVolume'])",fieldPath=".kind",reason=FieldValueForbidden,message="spec.clusterResources must not approve RBAC, admission, API registration, certificate, Landlord, RuntimeClass, API priority and fairness, Namespace, Node or PersistentVolume kinds: each hands a tenant the cluster, another tenant's data, or how other tenants' pods and requests run"
 type ClusterResource struct {
 	// APIGroup of the kind, "" for the core group.
 	// +kubebuilder:validation:MaxLength=253

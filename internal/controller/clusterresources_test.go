@@ -115,6 +115,9 @@ func TestApprovedClusterResources(t *testing.T) {
 	for _, cr := range []v1alpha1.ClusterResource{
 		{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding", Names: []string{"mine"}},
 		{APIGroup: "", Kind: "PersistentVolume", Names: []string{"host"}},
+		// How other tenants' pods run, and their requests are served.
+		{APIGroup: "node.k8s.io", Kind: "RuntimeClass", Names: []string{"sandbox"}},
+		{APIGroup: "flowcontrol.apiserver.k8s.io", Kind: "FlowSchema", Names: []string{"mine-first"}},
 	} {
 		refused := newTenant("clres-refused", "clres-refused-a")
 		refused.Spec.ClusterResources = []v1alpha1.ClusterResource{cr}

@@ -20,6 +20,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -215,6 +217,14 @@ var All = []Kind{
 		New: func() client.Object { return &policyv1.PodDisruptionBudget{} }, Judged: true, Tenant: Write},
 	{GroupVersionKind: rbacv1.SchemeGroupVersion.WithKind("Role"), Resource: "roles", Namespaced: true,
 		New: func() client.Object { return &rbacv1.Role{} }, Judged: true, Tenant: Write},
+	// Approved cluster resources that could make themselves the cluster's
+	// default are judged for it.
+	{GroupVersionKind: storagev1.SchemeGroupVersion.WithKind("StorageClass"), Resource: "storageclasses",
+		New: func() client.Object { return &storagev1.StorageClass{} }, Judged: true},
+	{GroupVersionKind: networkingv1.SchemeGroupVersion.WithKind("IngressClass"), Resource: "ingressclasses",
+		New: func() client.Object { return &networkingv1.IngressClass{} }, Judged: true},
+	{GroupVersionKind: schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), Resource: "priorityclasses",
+		New: func() client.Object { return &schedulingv1.PriorityClass{} }, Judged: true},
 	// A tenant's approved CRD is judged for its conversion webhook.
 	{GroupVersionKind: apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions",
 		New: func() client.Object { return &apiextensionsv1.CustomResourceDefinition{} }, Judged: true},

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -55,6 +57,11 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Kind: "PersistentVolumeClaim"}:                                   newClaim(volumeName("pv-ops-data")),
 		{Group: "networking.k8s.io", Kind: "Ingress"}:                     newIngress("shop.example.com"),
 		{Group: "policy", Kind: "PodDisruptionBudget"}:                    newBudget(nil, quantity("0")),
+		{Group: "storage.k8s.io", Kind: "StorageClass"}: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast",
+			Annotations: map[string]string{DefaultStorageClassAnnotation: "true"}}, Provisioner: "example.com/fast"},
+		{Group: "networking.k8s.io", Kind: "IngressClass"}: &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "edge"},
+			Spec: networkingv1.IngressClassSpec{Controller: "example.com/edge"}},
+		{Group: "scheduling.k8s.io", Kind: "PriorityClass"}: &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000000000, GlobalDefault: true},
 		{Group: "rbac.authorization.k8s.io", Kind: "Role"}: &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "reader"},
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}},
 		{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}: &sourcev1.HelmChart{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "app"},

@@ -28,12 +28,6 @@ import (
 // entries, lowercased.
 const ingressHostKey = "spec.hosts"
 
-// Annotations that mark a cluster's default class.
-const (
-	defaultStorageClassKey     = "storageclass.kubernetes.io/is-default-class"
-	defaultStorageClassBetaKey = "storageclass.beta.kubernetes.io/is-default-class"
-	defaultIngressClassKey     = networkingv1.AnnotationIsDefaultIngressClass
-)
 
 // sharedCache is the guard's policy.Shared: its own informer cache of every
 // Ingress's hostnames and of the priority, storage and ingress classes,
@@ -51,8 +45,8 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 		ByObject: map[client.Object]cache.ByObject{
 			&networkingv1.Ingress{}:       {Transform: ingressHosts},
 			&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
-			&storagev1.StorageClass{}:     {Transform: classDefault(defaultStorageClassKey, defaultStorageClassBetaKey)},
-			&networkingv1.IngressClass{}:  {Transform: classDefault(defaultIngressClassKey)},
+			&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
+			&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
 		},
 	})
 	if err != nil {
