@@ -28,7 +28,6 @@ import (
 // entries, lowercased.
 const ingressHostKey = "spec.hosts"
 
-
 // sharedCache is the guard's policy.Shared: its own informer cache of every
 // Ingress's hostnames and of the priority, storage and ingress classes,
 // each stripped to the fields read, so that the cluster's Ingresses cost
