@@ -136,6 +136,11 @@ func (r *TenantReconciler) letGo(ctx context.Context, tenant *v1alpha1.Tenant, n
 	if err := r.revokeBindings(ctx, tenant, name); err != nil {
 		return err
 	}
+	if heir != nil {
+		if err := r.revokeIdentities(ctx, tenant, name); err != nil {
+			return err
+		}
+	}
 	labels := fmt.Sprintf(`{%q:null,%q:null,%q:null,%q:%q}`,
 		v1alpha1.TenantLabel, v1alpha1.ManagedByLabel, v1alpha1.OriginLabel, v1alpha1.ReleasedLabel, tenant.Name)
 	if heir != nil {
@@ -225,6 +230,51 @@ func (r *TenantReconciler) revokeBindings(ctx context.Context, tenant *v1alpha1.
 			return fmt.Errorf("revoking role binding %s/%s: %w", namespace, rb.Name, err)
 		}
 		r.tell(ctx, tenant, rb, "Revoked", "revoked RoleBinding %s/%s: it grants an identity from outside the namespace the tenant lets go", namespace, rb.Name)
+	}
+	return nil
+}
+
+// revokeIdentities ends, in a namespace handed to another tenant, every
+// identity the previous tenant could still act as there: the data goes to
+// the heir, identities do not. Every RoleBinding Landlord did not make is
+// deleted, and every ServiceAccount with its token Secrets, the default
+// one included: the service account controller makes it anew under
+// another UID, so that no token the previous tenant kept is valid. The
+// heir's render then binds its own reconciler; workloads get accounts of
+// the heir's making.
+func (r *TenantReconciler) revokeIdentities(ctx context.Context, tenant *v1alpha1.Tenant, namespace string) error {
+	bindings := &rbacv1.RoleBindingList{}
+	if err := r.APIReader.List(ctx, bindings, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("listing role bindings in %s: %w", namespace, err)
+	}
+	accounts := &corev1.ServiceAccountList{}
+	if err := r.APIReader.List(ctx, accounts, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("listing service accounts in %s: %w", namespace, err)
+	}
+	tokens := &corev1.SecretList{}
+	if err := r.APIReader.List(ctx, tokens, client.InNamespace(namespace), client.MatchingFields{"type": string(corev1.SecretTypeServiceAccountToken)}); err != nil {
+		return fmt.Errorf("listing token secrets in %s: %w", namespace, err)
+	}
+	var revoked []ownedObject
+	add := func(kind string, obj client.Object) {
+		if obj.GetLabels()[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue { // Landlord's go by letGo
+			revoked = append(revoked, ownedObject{id: objectID{kind: schema.GroupKind{Kind: kind}, namespace: namespace, name: obj.GetName()}, obj: obj})
+		}
+	}
+	for i := range bindings.Items {
+		add("RoleBinding", &bindings.Items[i])
+	}
+	for i := range accounts.Items {
+		add("ServiceAccount", &accounts.Items[i])
+	}
+	for i := range tokens.Items {
+		add("Secret", &tokens.Items[i])
+	}
+	for _, o := range revoked {
+		if err := r.Delete(ctx, o.obj); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("revoking %s: %w", o, err)
+		}
+		r.tell(ctx, tenant, o.obj, "Revoked", "revoked %s: identities do not pass to the tenant a namespace is handed to", o)
 	}
 	return nil
 }

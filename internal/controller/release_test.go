@@ -10,7 +10,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,6 +178,47 @@ func TestNamespaceMovesBetweenTenants(t *testing.T) {
 	if err := k8s.Create(ctx, data); err != nil {
 		t.Fatal(err)
 	}
+	// The mover's owner makes an identity of her own there and keeps its token.
+	mover := impersonate("mia", "mover-owners")
+	kept := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: "kept"}}
+	keptBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: "kept"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: v1alpha1.DefaultRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "kept", Namespace: "moving"}},
+	}
+	keptToken := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: "kept-token", Annotations: map[string]string{corev1.ServiceAccountNameKey: "kept"}},
+		Type:       corev1.SecretTypeServiceAccountToken,
+	}
+	for _, obj := range []client.Object{kept, keptBinding, keptToken} {
+		if err := mover.Create(ctx, obj); err != nil {
+			t.Fatalf("the mover's owner creating %s: %v", obj.GetName(), err)
+		}
+	}
+	eventually(t, "the kept token issued", func() error {
+		if err := exists(keptToken); err != nil {
+			return err
+		}
+		if len(keptToken.Data[corev1.ServiceAccountTokenKey]) == 0 {
+			return fmt.Errorf("no token yet")
+		}
+		return nil
+	})
+	tokenCfg := rest.AnonymousClientConfig(env.Config)
+	tokenCfg.BearerToken = string(keptToken.Data[corev1.ServiceAccountTokenKey])
+	withToken, err := client.New(tokenCfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := withToken.Get(ctx, client.ObjectKeyFromObject(data), &corev1.ConfigMap{}); err != nil {
+		t.Fatalf("the kept token before the move: %v", err)
+	}
+	defaultAccount := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: "default"}}
+	if err := exists(defaultAccount); err != nil {
+		t.Fatal(err)
+	}
+	oldDefault := defaultAccount.UID
+
 	to := newTenant("taker", "taker-home", "moving")
 	create(t, to)
 	t.Cleanup(func() { deleteTenant(t, to.Name) })
@@ -201,6 +244,30 @@ func TestNamespaceMovesBetweenTenants(t *testing.T) {
 	}
 	eventually(t, "the handover told on the Tenant", func() error {
 		return toldOn(from.Name, "HandedOver", "handed namespace moving over to tenant taker")
+	})
+	// Identities do not pass with the namespace (issue 23 class 1).
+	for _, obj := range []client.Object{kept, keptBinding, keptToken} {
+		eventually(t, obj.GetName()+" revoked", func() error { return gone(obj.DeepCopyObject().(client.Object)) })
+	}
+	eventually(t, "the kept token refused", func() error {
+		err := withToken.Get(ctx, client.ObjectKeyFromObject(data), &corev1.ConfigMap{})
+		if !apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("the kept token reading the heir's namespace: %v, want Unauthorized", err)
+		}
+		return nil
+	})
+	eventually(t, "a new default account", func() error {
+		fresh := defaultAccount.DeepCopy()
+		if err := exists(fresh); err != nil {
+			return err
+		}
+		if fresh.UID == oldDefault {
+			return fmt.Errorf("the default account the mover had is still there")
+		}
+		return nil
+	})
+	eventually(t, "the revocations told on the Tenant", func() error {
+		return toldOn(from.Name, "Revoked", "ServiceAccount moving/kept", "RoleBinding moving/kept")
 	})
 	eventually(t, "mover's reconciler gone", func() error {
 		return gone(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "moving", Name: from.ReconcilerName()}})
