@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -76,6 +77,7 @@ func TestTenantResourceStampsPlatformObjects(t *testing.T) {
 			Objects: []v1alpha1.Manifest{
 				manifest(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cluster-facts"},
 					"data": map[string]any{"tenant": "${TENANT_NAME}", "namespace": "${TENANT_NAMESPACE}", "region": "${REGION}"}}),
+				manifest(t, map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "platform-agent"}}),
 				manifest(t, map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": map[string]any{"name": "platform-egress"},
 					"spec": map[string]any{"podSelector": map[string]any{}, "policyTypes": []any{"Egress"}, "egress": []any{map[string]any{"ports": []any{map[string]any{"port": 53, "protocol": "UDP"}}}}}}),
 			},
@@ -135,6 +137,29 @@ func TestTenantResourceStampsPlatformObjects(t *testing.T) {
 	} {
 		if err := gone(obj); err != nil {
 			t.Errorf("a tenant the TenantResource does not select: %v", err)
+		}
+	}
+
+	// A stamped account is the platform's: no tenant pod runs as it and no
+	// token of it is minted (LL012); the tenant's own account still serves.
+	agent := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "stamp-a1", Name: "platform-agent"}}
+	eventually(t, "the account stamped", func() error { return exists(agent) })
+	owner := impersonate("alice", "stamp-a-owners")
+	for name, account := range map[string]string{"stamped": "platform-agent", "own": "default"} {
+		// Restricted, so that Pod Security admits it and the guard judges it.
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "stamp-a1", Name: "as-" + name}, Spec: corev1.PodSpec{
+			ServiceAccountName: account,
+			SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1", SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}},
+		}}
+		token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "stamp-a1", Name: "token-" + name, Annotations: map[string]string{corev1.ServiceAccountNameKey: account}},
+			Type: corev1.SecretTypeServiceAccountToken}
+		for _, obj := range []client.Object{pod, token} {
+			err := owner.Create(ctx, obj, client.DryRunAll)
+			if refused := err != nil && strings.Contains(err.Error(), "LL012"); refused != (name == "stamped") || name == "own" && err != nil {
+				t.Errorf("the owner's %T as the %s account %s: err = %v", obj, name, account, err)
+			}
 		}
 	}
 

@@ -83,6 +83,9 @@ func (x *tenantIndex) Assigning(ns string) []*v1alpha1.Tenant  { return x.assign
 func (x *tenantIndex) Owning(key string) []*v1alpha1.Tenant    { return x.owning[key] }
 func (x *tenantIndex) Namespace(name string) *corev1.Namespace { return x.declared[name] }
 
+// Account is unknown offline: the accounts Landlord makes are not in the fleet.
+func (x *tenantIndex) Account(string, string) *corev1.ServiceAccount { return nil }
+
 // Labelled lists the declared namespaces of the tenant that exist while a
 // namespace is created: those before it in name order.
 func (x *tenantIndex) Labelled(tenant string) []*corev1.Namespace {

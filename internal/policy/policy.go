@@ -37,6 +37,9 @@ type Tenants interface {
 	// Released is the tenant an existing namespace's released label names,
 	// "" for none.
 	Released(ns string) string
+	// LandlordAccount reports whether Landlord made the ServiceAccount of
+	// that name in ns.
+	LandlordAccount(ns, name string) bool
 }
 
 // Request is one write to judge.
@@ -242,7 +245,7 @@ var (
 	ruleNamespaces       = Rule{"LL009", "namespace-self-service", "namespaces, their tenant and pod-security labels are the platform's, except self-service ones within the tenant's allowance"}
 	ruleManaged          = Rule{"LL010", "managed-objects", "the quota, limits, network policy, bindings, reconciler and variables Landlord manages are the guard rails themselves"}
 	ruleBindingSubjects  = Rule{"LL011", "rolebinding-subjects", "binding identities of other namespaces would open a tenant's namespace to other tenants"}
-	ruleReconciler       = Rule{"LL012", "reconciler-identity", "a pod or token of the reconciler would hand its cluster-wide grants to any workload"}
+	ruleReconciler       = Rule{"LL012", "reconciler-identity", "a pod or token of the reconciler, or of an account a TenantResource stamps, would hand the platform's grants to any workload"}
 	ruleServiceType      = Rule{"LL013", "service-type", "NodePort and LoadBalancer services expose a tenant outside the cluster's network isolation"}
 	ruleClusterScoped    = Rule{"LL014", "cluster-scoped-write", "cluster-scoped objects are shared by every tenant and belong to the platform"}
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}

@@ -228,6 +228,10 @@ var testCases = map[string]testCase{
 	"cronjob as the reconciler":         {req: create(reconciler, "apps", newCronJob("dev-team")), want: "LL012"},
 	"deployment as its own account":     {req: create(reconciler, "apps", newDeployment("app", false))},
 	"reconciler token secret":           {req: create(owner, "apps", newTokenSecret("dev-team")), want: "LL012"},
+	"pod as a stamped account":          {req: create(owner, "apps", newPod("apps", func(p *corev1.PodSpec) { p.ServiceAccountName = "platform-agent" })), want: "LL012"},
+	"stamped account's token secret":    {req: create(owner, "apps", newTokenSecret("platform-agent")), want: "LL012"},
+	"pod as an account of the tenant's": {req: create(owner, "apps", newPod("apps", func(p *corev1.PodSpec) { p.ServiceAccountName = "worker" }))},
+	"token secret of the tenant's own":  {req: create(owner, "apps", newTokenSecret("worker"))},
 	"app token secret":                  {req: create(owner, "apps", newTokenSecret("app"))},
 	"pod in a platform namespace":       {req: create(stranger, "kube-system", newPod("kube-system", func(p *corev1.PodSpec) { p.ServiceAccountName = "dev-team" }))},
 

@@ -25,6 +25,12 @@ type fakeTenants struct {
 	claimed map[string]string
 	// released maps namespaces a tenant released to that tenant.
 	released map[string]string
+	// accounts are the ServiceAccounts Landlord made, as namespace/name.
+	accounts []string
+}
+
+func (f fakeTenants) LandlordAccount(ns, name string) bool {
+	return slices.Contains(f.accounts, ns+"/"+name)
 }
 
 func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
@@ -73,8 +79,10 @@ func (f fakeTenants) Released(ns string) string { return f.released[ns] }
 // testTenants: dev-team with two assigned namespaces, self-service room
 // for one more, allowed sources and namespace metadata; ops with one
 // namespace, no self-service and any source; full with its self-service
-// allowance used up.
+// allowance used up. A TenantResource stamped the account platform-agent
+// into apps.
 var testTenants = fakeTenants{
+	accounts: []string{"apps/platform-agent"},
 	tenants: []*v1alpha1.Tenant{
 		{
 			ObjectMeta: metav1.ObjectMeta{Name: "dev-team"},

@@ -39,12 +39,11 @@ func workloadContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool
 // podSpec is rules LL012, LL016, LL019 and LL020.
 func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 	var errs field.ErrorList
-	reconciler := s.tenant.ReconcilerName()
 	// serviceAccount is the deprecated alias the apiserver still honours.
 	for _, f := range []struct{ name, value string }{{"serviceAccountName", spec.ServiceAccountName}, {"serviceAccount", spec.DeprecatedServiceAccount}} {
-		if f.value == reconciler {
+		if landlordAccount(f.value, s) {
 			errs = append(errs, forbidden(ruleReconciler, p.Child(f.name),
-				"pods may not run as the reconciler "+quoteList([]string{reconciler})+"; allowed: any other service account"))
+				"pods may not run as "+quoteList([]string{f.value})+", an account Landlord makes (the reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" or one a TenantResource stamps); allowed: any account of the tenant's own making"))
 		}
 	}
 	errs = append(errs, scheduling(spec, p, s)...)
@@ -82,9 +81,17 @@ func containerResources(containers []corev1.Container, p *field.Path) field.Erro
 // tokenSecret is rule LL012 for Secrets: a legacy token of the reconciler
 // would be a copy of its identity.
 func tokenSecret(secret *corev1.Secret, s scope) field.ErrorList {
-	if secret.Type != corev1.SecretTypeServiceAccountToken || secret.Annotations[corev1.ServiceAccountNameKey] != s.tenant.ReconcilerName() {
+	account := secret.Annotations[corev1.ServiceAccountNameKey]
+	if secret.Type != corev1.SecretTypeServiceAccountToken || !landlordAccount(account, s) {
 		return nil
 	}
 	return field.ErrorList{forbidden(ruleReconciler, field.NewPath("metadata", "annotations").Key(corev1.ServiceAccountNameKey),
-		"tokens of the reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" are denied; allowed: any other service account")}
+		"tokens of "+quoteList([]string{account})+", an account Landlord makes, are denied; allowed: any account of the tenant's own making")}
+}
+
+// landlordAccount reports an account of the namespace Landlord makes: the
+// tenant's reconciler, or one a TenantResource stamps, whose grants are
+// the platform's and not the workload's to take.
+func landlordAccount(name string, s scope) bool {
+	return name != "" && (name == s.tenant.ReconcilerName() || s.tenants.LandlordAccount(s.ns, name))
 }

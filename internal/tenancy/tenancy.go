@@ -31,6 +31,9 @@ type Store interface {
 	Namespace(name string) *corev1.Namespace
 	// Labelled lists the namespaces labelled for the tenant.
 	Labelled(tenant string) []*corev1.Namespace
+	// Account is the ServiceAccount of that name in namespace if Landlord
+	// made it, nil otherwise.
+	Account(namespace, name string) *corev1.ServiceAccount
 }
 
 // OwnerKey spells an owner subject as Store.Owning and its indexes key it.
@@ -117,6 +120,13 @@ func (r Resolver) Claimant(ns string) string {
 		return namespace.Labels[v1alpha1.TenantLabel]
 	}
 	return ""
+}
+
+// LandlordAccount reports whether Landlord made the ServiceAccount of that
+// name in ns: a reconciler or one a TenantResource stamps.
+func (r Resolver) LandlordAccount(ns, name string) bool {
+	sa := r.Store.Account(ns, name)
+	return sa != nil && sa.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue
 }
 
 // Released is the tenant an existing namespace's released label names:

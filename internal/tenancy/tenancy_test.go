@@ -57,6 +57,8 @@ func (m memStore) Namespace(name string) *corev1.Namespace {
 	return nil
 }
 
+func (m memStore) Account(string, string) *corev1.ServiceAccount { return nil }
+
 func (m memStore) Labelled(tenant string) []*corev1.Namespace {
 	var out []*corev1.Namespace
 	for _, ns := range m.namespaces {

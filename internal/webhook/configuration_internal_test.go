@@ -38,8 +38,9 @@ func (o oneTenant) ForUser(u authenticationv1.UserInfo) []*v1alpha1.Tenant {
 	}
 	return nil
 }
-func (o oneTenant) SelfServiceCount(string) int { return 0 }
-func (o oneTenant) Released(string) string      { return "" }
+func (o oneTenant) SelfServiceCount(string) int         { return 0 }
+func (o oneTenant) Released(string) string              { return "" }
+func (o oneTenant) LandlordAccount(string, string) bool { return false }
 
 // TestUnjudgedKindsNeverDenyPlatformControllers: what the API server no
 // longer sends to the webhook, platform controllers writing the kinds of
