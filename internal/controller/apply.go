@@ -132,8 +132,10 @@ func notAdopted(foreign []foreignObject) string {
 // converge makes each desired object exist as rendered and returns those it
 // refused because another writer created them first. An object missing
 // from the cache (which holds only Landlord's objects) is created, never
-// applied onto whatever holds its name; one already as desired is not
-// sent at all; a binding whose immutable roleRef changed is replaced.
+// applied onto whatever holds its name, then its fields are handed to
+// Landlord's apply; one whose owned fields already say what the render
+// says, and no more, is not sent at all; a binding whose immutable roleRef
+// changed is replaced.
 // Objects of one stage do not depend on each other, so they are sent
 // concurrently: a tenant's round trips overlap instead of adding up.
 func (r *TenantReconciler) converge(ctx context.Context, tenant *v1alpha1.Tenant, objects []client.Object) ([]foreignObject, error) {
