@@ -24,24 +24,31 @@ const reservationTTL = 30 * time.Second
 // several replicas of the webhook can at worst let through namespaces the
 // tenant gets no access to.
 type selfServiceCreates struct {
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	mu sync.Mutex
+	// locks holds a lock per tenant while a creation for it is judged or
+	// waits, and forgets it after: the label values requests send are
+	// theirs to choose.
+	locks map[string]*tenantLock
 	// admitted maps tenant, then namespace, to when its creation was
 	// admitted.
 	admitted map[string]map[string]time.Time
 }
 
 func newSelfServiceCreates() *selfServiceCreates {
-	return &selfServiceCreates{locks: map[string]*sync.Mutex{}, admitted: map[string]map[string]time.Time{}}
+	return &selfServiceCreates{locks: map[string]*tenantLock{}, admitted: map[string]map[string]time.Time{}}
+}
+
+// tenantLock is one tenant's lock and how many creations hold or wait on it.
+type tenantLock struct {
+	sync.Mutex
+	users int
 }
 
 // judge runs evaluate for a creation of a namespace labelled for tenant
 // with that tenant's count exact, and records the creation when admitted
 // and real.
 func (s *selfServiceCreates) judge(reads *Reads, tenant, namespace string, dryRun bool, evaluate func(tenancy.Resolver) bool) {
-	lock := s.lock(tenant)
-	lock.Lock()
-	defer lock.Unlock()
+	defer s.lock(tenant)()
 	if evaluate(tenancy.Resolver{Store: &liveCount{Reads: reads, creates: s}}) && reads.Err() == nil && !dryRun {
 		s.mu.Lock()
 		if s.admitted[tenant] == nil {
@@ -52,13 +59,26 @@ func (s *selfServiceCreates) judge(reads *Reads, tenant, namespace string, dryRu
 	}
 }
 
-func (s *selfServiceCreates) lock(tenant string) *sync.Mutex {
+// lock takes tenant's lock and returns its release, which forgets the lock
+// when no other creation holds or waits on it.
+func (s *selfServiceCreates) lock(tenant string) (release func()) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.locks[tenant] == nil {
-		s.locks[tenant] = &sync.Mutex{}
+	l := s.locks[tenant]
+	if l == nil {
+		l = &tenantLock{}
+		s.locks[tenant] = l
 	}
-	return s.locks[tenant]
+	l.users++
+	s.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if l.users--; l.users == 0 {
+			delete(s.locks, tenant)
+		}
+	}
 }
 
 // pending lists the admitted creations of tenant the live list lacks,
@@ -77,6 +97,9 @@ func (s *selfServiceCreates) pending(tenant string, listed []*corev1.Namespace) 
 			continue
 		}
 		out = append(out, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.TenantLabel: tenant}}})
+	}
+	if len(s.admitted[tenant]) == 0 {
+		delete(s.admitted, tenant)
 	}
 	return out
 }

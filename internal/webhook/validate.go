@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,7 +107,10 @@ func (v *validator) evaluate(req admission.Request, preq policy.Request, reads *
 	if creating {
 		tenant = ns.Labels[v1alpha1.TenantLabel]
 	}
-	if req.Operation != admissionv1.Create || tenant == "" || v.creates == nil {
+	// Only a creation by an identity of that tenant counts against its
+	// allowance: any other is judged without waiting on the tenant's turn,
+	// so that a label naming another tenant delays nobody.
+	if req.Operation != admissionv1.Create || tenant == "" || v.creates == nil || !actsFor(reads.Resolver(), req.UserInfo, tenant) {
 		return policy.Evaluate(preq, reads.Resolver())
 	}
 	var errs field.ErrorList
@@ -204,4 +209,9 @@ func undecided(err error) admission.Response {
 		return admission.Denied("landlord refuses this request: " + err.Error())
 	}
 	return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("landlord could not judge this request, so it is refused: %w", err))
+}
+
+// actsFor reports whether the user acts for the named tenant.
+func actsFor(tenants tenancy.Resolver, user authenticationv1.UserInfo, tenant string) bool {
+	return slices.ContainsFunc(tenants.ForUser(user), func(t *v1alpha1.Tenant) bool { return t.Name == tenant })
 }
