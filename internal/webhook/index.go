@@ -66,13 +66,36 @@ func (x *Index) For(ctx context.Context) *Reads {
 // request naming thousands of namespaces (a RoleBinding's subjects) costs
 // a bounded amount, cancelled with the request.
 type Reads struct {
+	firstError
 	index *Index
 	ctx   context.Context
 	mu    sync.Mutex
-	err   error
 	// read memoizes Tenant and Namespace by kind and name.
 	read map[string]client.Object
 	live int
+}
+
+// firstError keeps the first error of a request's reads, which its caller
+// turns into a refusal.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+// Err is the first read that failed, nil when every one succeeded.
+func (f *firstError) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// keep records err unless an earlier one is kept.
+func (f *firstError) keep(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
 }
 
 // MaxLiveReads bounds the reads past the cache one request may cause.
@@ -89,19 +112,8 @@ func (r *Reads) Resolver() tenancy.Resolver {
 	return tenancy.Resolver{Store: r}
 }
 
-// Err is the first read that failed, nil when every one succeeded.
-func (r *Reads) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
 func (r *Reads) fail(what string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err == nil {
-		r.err = fmt.Errorf("reading %s: %w", what, err)
-	}
+	r.keep(fmt.Errorf("reading %s: %w", what, err))
 }
 
 // Tenant reads one Tenant by name, nil if there is none.

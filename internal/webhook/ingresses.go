@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -75,30 +74,18 @@ func (x *sharedCache) For(ctx context.Context) *sharedReads {
 // sharedReads is one request's policy.Shared; Err reports a list that
 // failed, as Reads.Err does.
 type sharedReads struct {
+	firstError
 	c   cache.Cache
 	ctx context.Context
-	mu  sync.Mutex
-	err error
 }
 
 var _ policy.Shared = &sharedReads{}
-
-// Err is the first list that failed, nil when every one succeeded.
-func (x *sharedReads) Err() error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.err
-}
 
 // list lists into obj, keeping the first failure.
 func (x *sharedReads) list(obj client.ObjectList, opts ...client.ListOption) bool {
 	err := x.c.List(x.ctx, obj, opts...)
 	if err != nil {
-		x.mu.Lock()
-		if x.err == nil {
-			x.err = fmt.Errorf("listing %T: %w", obj, err)
-		}
-		x.mu.Unlock()
+		x.keep(fmt.Errorf("listing %T: %w", obj, err))
 	}
 	return err == nil
 }
