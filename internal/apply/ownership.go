@@ -30,12 +30,17 @@ func Normalized(obj client.Object) (*unstructured.Unstructured, error) {
 // apply; false when it has never applied obj.
 func Owned(obj metav1.Object, manager string) (*fieldpath.Set, bool, error) {
 	for _, entry := range obj.GetManagedFields() {
-		if entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == "" {
+		if applyOf(entry, manager) {
 			set, err := fieldSet(entry)
 			return set, err == nil, err
 		}
 	}
 	return nil, false, nil
+}
+
+// applyOf reports manager's one Apply entry on the object itself.
+func applyOf(entry metav1.ManagedFieldsEntry, manager string) bool {
+	return entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == ""
 }
 
 // Unset returns a field manager owns that desired no longer sets: the
@@ -123,7 +128,7 @@ func keyed(item any, key value.FieldList) bool {
 // cannot remove them.
 func Pending(obj metav1.Object, manager string, takeBack []string) bool {
 	for _, entry := range obj.GetManagedFields() {
-		if set, err := handedOver(entry, manager, takeBack); err != nil || !set.Empty() {
+		if taken, _, err := handedOver(entry, manager, takeBack); err != nil || !taken.Empty() {
 			return true
 		}
 	}
@@ -138,30 +143,30 @@ func Writers(obj metav1.Object, manager string, takeBack []string) []string {
 		if entry.Manager == manager {
 			continue
 		}
-		if set, err := handedOver(entry, manager, takeBack); err == nil && !set.Empty() {
+		if taken, _, err := handedOver(entry, manager, takeBack); err == nil && !taken.Empty() {
 			out = append(out, entry.Manager)
 		}
 	}
 	return out
 }
 
-// handedOver is the part of entry's fields Handover gives manager: all of
-// a plain write of its own, the part of another writer's under takeBack,
-// nothing of a subresource's (status is its controller's).
-func handedOver(entry metav1.ManagedFieldsEntry, manager string, takeBack []string) (*fieldpath.Set, error) {
-	none := &fieldpath.Set{}
-	if entry.Subresource != "" || entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply {
-		return none, nil
+// handedOver splits entry's fields into what Handover gives manager and
+// the rest the entry keeps: all of a plain write of its own is given, of
+// another writer's the part under takeBack, of a subresource's (status is
+// its controller's) or manager's Apply entry nothing.
+func handedOver(entry metav1.ManagedFieldsEntry, manager string, takeBack []string) (taken, rest *fieldpath.Set, err error) {
+	if entry.Subresource != "" || applyOf(entry, manager) {
+		return &fieldpath.Set{}, nil, nil
 	}
 	set, err := fieldSet(entry)
 	if err != nil || entry.Manager == manager {
-		return set, err
+		return set, &fieldpath.Set{}, err
 	}
-	taken := &fieldpath.Set{}
+	taken = &fieldpath.Set{}
 	for _, field := range takeBack {
 		taken = taken.Union(set.FilterIncludeMatches(fieldpath.MakePrefixMatcherOrDie(field)))
 	}
-	return taken, nil
+	return taken, set.Difference(taken), nil
 }
 
 // Handover returns the JSON patch that gathers into manager's Apply entry
@@ -177,7 +182,7 @@ func Handover(obj metav1.Object, manager string, takeBack []string) ([]byte, err
 	var kept []metav1.ManagedFieldsEntry
 	moved := false
 	for _, entry := range obj.GetManagedFields() {
-		if entry.Manager == manager && entry.Operation == metav1.ManagedFieldsOperationApply && entry.Subresource == "" {
+		if applyOf(entry, manager) {
 			set, err := fieldSet(entry)
 			if err != nil {
 				return nil, err
@@ -185,7 +190,7 @@ func Handover(obj metav1.Object, manager string, takeBack []string) ([]byte, err
 			owned, ours = owned.Union(set), entry.DeepCopy()
 			continue
 		}
-		taken, err := handedOver(entry, manager, takeBack)
+		taken, rest, err := handedOver(entry, manager, takeBack)
 		if err != nil {
 			return nil, err
 		}
@@ -195,19 +200,13 @@ func Handover(obj metav1.Object, manager string, takeBack []string) ([]byte, err
 		}
 		moved = true
 		owned = owned.Union(taken)
-		if entry.Manager != manager {
-			rest, err := fieldSet(entry)
+		if !rest.Empty() {
+			raw, err := rest.ToJSON()
 			if err != nil {
 				return nil, err
 			}
-			if rest = rest.Difference(taken); !rest.Empty() {
-				raw, err := rest.ToJSON()
-				if err != nil {
-					return nil, err
-				}
-				entry.FieldsV1 = &metav1.FieldsV1{Raw: raw}
-				kept = append(kept, entry)
-			}
+			entry.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+			kept = append(kept, entry)
 		}
 		if ours == nil {
 			ours = entry.DeepCopy()
