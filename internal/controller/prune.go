@@ -133,7 +133,7 @@ func (r *TenantReconciler) letGo(ctx context.Context, tenant *v1alpha1.Tenant, n
 			return err
 		}
 	}
-	if err := r.revokeBindings(ctx, tenant, name); err != nil {
+	if err := r.revokeBindings(ctx, tenant, name, heir != nil); err != nil {
 		return err
 	}
 	if heir != nil {
@@ -215,38 +215,40 @@ func (r *TenantReconciler) suspendFlux(ctx context.Context, namespace string) er
 // namespaces. In a tenant namespace the guard admitted such subjects only
 // for the tenant's owners and identities (LL011); the platform re-grants
 // its own once the namespace is its. Bindings of the namespace's own
-// service accounts stay, so that its workloads keep running.
-func (r *TenantReconciler) revokeBindings(ctx context.Context, tenant *v1alpha1.Tenant, namespace string) error {
+// service accounts stay, so that its workloads keep running, unless the
+// namespace is handed over: then every binding Landlord did not make goes
+// (see revokeIdentities).
+func (r *TenantReconciler) revokeBindings(ctx context.Context, tenant *v1alpha1.Tenant, namespace string, handedOver bool) error {
 	list := &rbacv1.RoleBindingList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return fmt.Errorf("listing role bindings in %s: %w", namespace, err)
 	}
 	for i := range list.Items {
 		rb := &list.Items[i]
+		why := "it grants an identity from outside the namespace the tenant lets go"
 		if !slices.ContainsFunc(rb.Subjects, func(s rbacv1.Subject) bool { return fromOutside(s, namespace) }) {
-			continue
+			if !handedOver || rb.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue {
+				continue
+			}
+			why = "identities do not pass to the tenant a namespace is handed to"
 		}
 		if err := r.Delete(ctx, rb); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("revoking role binding %s/%s: %w", namespace, rb.Name, err)
 		}
-		r.tell(ctx, tenant, rb, "Revoked", "revoked RoleBinding %s/%s: it grants an identity from outside the namespace the tenant lets go", namespace, rb.Name)
+		r.tell(ctx, tenant, rb, "Revoked", "revoked RoleBinding %s/%s: %s", namespace, rb.Name, why)
 	}
 	return nil
 }
 
 // revokeIdentities ends, in a namespace handed to another tenant, every
 // identity the previous tenant could still act as there: the data goes to
-// the heir, identities do not. Every RoleBinding Landlord did not make is
-// deleted, and every ServiceAccount with its token Secrets, the default
-// one included: the service account controller makes it anew under
+// the heir, identities do not. With the bindings revokeBindings deleted,
+// every ServiceAccount goes with its token Secrets, the default one
+// included: the service account controller makes it anew under
 // another UID, so that no token the previous tenant kept is valid. The
 // heir's render then binds its own reconciler; workloads get accounts of
 // the heir's making.
 func (r *TenantReconciler) revokeIdentities(ctx context.Context, tenant *v1alpha1.Tenant, namespace string) error {
-	bindings := &rbacv1.RoleBindingList{}
-	if err := r.APIReader.List(ctx, bindings, client.InNamespace(namespace)); err != nil {
-		return fmt.Errorf("listing role bindings in %s: %w", namespace, err)
-	}
 	accounts := &corev1.ServiceAccountList{}
 	if err := r.APIReader.List(ctx, accounts, client.InNamespace(namespace)); err != nil {
 		return fmt.Errorf("listing service accounts in %s: %w", namespace, err)
@@ -260,9 +262,6 @@ func (r *TenantReconciler) revokeIdentities(ctx context.Context, tenant *v1alpha
 		if obj.GetLabels()[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue { // Landlord's go by letGo
 			revoked = append(revoked, ownedObject{id: objectID{kind: schema.GroupKind{Kind: kind}, namespace: namespace, name: obj.GetName()}, obj: obj})
 		}
-	}
-	for i := range bindings.Items {
-		add("RoleBinding", &bindings.Items[i])
 	}
 	for i := range accounts.Items {
 		add("ServiceAccount", &accounts.Items[i])
