@@ -19,22 +19,21 @@ type Platform struct {
 }
 
 // Validate refuses entries that would make every tenant the platform:
-// the groups every authenticated user, every anonymous one, or every
-// service account is in, and the anonymous user.
+// the groups and users LL011 keeps out of tenants' bindings as holding
+// identities of other tenants, and a namespace's service-account group.
 func (p Platform) Validate() error {
 	for _, g := range p.Groups {
-		if slices.Contains(catchAllGroups, g) || strings.HasPrefix(g, "system:serviceaccounts:") {
+		if slices.Contains(foreignGroups, g) || strings.HasPrefix(g, "system:serviceaccounts:") {
 			return fmt.Errorf("platform group %q takes in tenants' identities too; allowed: groups of the platform's admins only", g)
 		}
 	}
-	if slices.Contains(p.Users, "system:anonymous") {
-		return fmt.Errorf("platform user %q is whoever has no credentials; allowed: users of the platform's admins only", "system:anonymous")
+	for _, u := range p.Users {
+		if slices.Contains(foreignUsers, u) {
+			return fmt.Errorf("platform user %q is whoever has no credentials; allowed: users of the platform's admins only", u)
+		}
 	}
 	return nil
 }
-
-// catchAllGroups are those the API server puts whole classes of identity in.
-var catchAllGroups = []string{"system:authenticated", "system:unauthenticated", "system:serviceaccounts"}
 
 // platformIdentities is who the platform is, besides Platform's entries:
 // the one table that Includes reads in Go and CEL spells for the API
