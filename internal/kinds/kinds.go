@@ -254,6 +254,15 @@ func Select(keep func(Kind) bool) []Kind {
 	return out
 }
 
+// GVKs lists the group, version and kind of each kind keep accepts.
+func GVKs(keep func(Kind) bool) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range Select(keep) {
+		out = append(out, k.GroupVersionKind)
+	}
+	return out
+}
+
 // Owned lists the kinds the controller owns at stage.
 func Owned(stage Stage) []Kind {
 	return Select(func(k Kind) bool { return k.Owned == stage })

@@ -11,20 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
 // Kinds are the kinds a Tenant's render holds: those the controller owns.
-var Kinds = func() []schema.GroupVersionKind {
-	var out []schema.GroupVersionKind
-	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Owned != kinds.Unowned }) {
-		out = append(out, k.GroupVersionKind)
-	}
-	return out
-}()
+var Kinds = kinds.GVKs(func(k kinds.Kind) bool { return k.Owned != kinds.Unowned })
 
 // Key names an object as Kind/namespace/name.
 func Key(u *unstructured.Unstructured) string {
