@@ -79,6 +79,9 @@ func main() {
 		ctrl.Log.Error(err, "--tenant-defaults")
 		os.Exit(1)
 	}
+	if uncounted := opts.Profile.Uncounted(); len(uncounted) > 0 {
+		ctrl.Log.Info("the tenant defaults count none of some kinds tenants may create: a Tenant without its own count may store as many as etcd holds", "uncounted", uncounted)
+	}
 	opts.Namespace = hooks.Namespace
 	if hooks.Port != 0 {
 		opts.Webhook = &hooks

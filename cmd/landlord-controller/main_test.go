@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -105,10 +106,13 @@ func waitOK(t *testing.T, url string) string {
 	return ""
 }
 
-// TestTenantDefaults runs the binary with the defaults config/ installs: a
-// Tenant written without quota or limits, as the README's first example
-// less its quota, gets the shipped tenant-wide quota and container
-// defaults; a Tenant with its own quota keeps exactly its own.
+// TestTenantDefaults runs the binary with the defaults config/ installs.
+// The README's Tenant, whose quota sets two keys, gets every other key of
+// the shipped quota: its owners and its reconciler find cpu, memory and
+// storage capped in each namespace (MTB-PL1-CC-FNS-1) and object counts
+// (MTB-PL1-CC-FNS-2), Leases among them, which the quota then refuses
+// past the count. A Tenant without quota or limits gets the shipped
+// tenant-wide quota and container defaults.
 func TestTenantDefaults(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "landlord-controller")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -147,48 +151,98 @@ func TestTenantDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "dev-team"}, Spec: v1alpha1.TenantSpec{
-		Namespaces: []v1alpha1.TenantNamespace{{Name: "dev-team-apps"}, {Name: "dev-team-jobs"}},
-		Owners:     []v1alpha1.Owner{{Kind: "Group", Name: "dev-team"}},
+	readme := readmeTenant(t)
+	plain := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: v1alpha1.TenantSpec{
+		Namespaces: []v1alpha1.TenantNamespace{{Name: "plain-apps"}},
 	}}
-	own := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "own-quota"}, Spec: v1alpha1.TenantSpec{
-		Namespaces: []v1alpha1.TenantNamespace{{Name: "own-quota-apps"}},
-		Quota:      &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}},
-	}}
-	for _, tenant := range []*v1alpha1.Tenant{plain, own} {
+	for _, tenant := range []*v1alpha1.Tenant{readme, plain} {
 		if err := k8s.Create(context.Background(), tenant); err != nil {
 			t.Fatal(err)
 		}
 	}
-	quota := func(ns string) (*corev1.ResourceQuota, error) {
-		q := &corev1.ResourceQuota{}
-		return q, k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: render.QuotaName}, q)
+	// FNS-1: cpu, memory, storage; FNS-2: the objects it names.
+	fairness := []corev1.ResourceName{
+		corev1.ResourceRequestsCPU, corev1.ResourceLimitsCPU, corev1.ResourceRequestsMemory, corev1.ResourceLimitsMemory,
+		corev1.ResourceRequestsStorage, corev1.ResourceRequestsEphemeralStorage,
+		corev1.ResourcePods, corev1.ResourcePersistentVolumeClaims, corev1.ResourceServicesLoadBalancers, corev1.ResourceServicesNodePorts,
+		corev1.ResourceServices, corev1.ResourceSecrets, corev1.ResourceConfigMaps, "count/leases.coordination.k8s.io",
 	}
-	testenv.Eventually(t, 60*time.Second, func() error {
-		for _, ns := range []string{"dev-team-apps", "dev-team-jobs"} {
-			q, err := quota(ns)
-			if err != nil {
-				return err
-			}
-			for _, r := range []corev1.ResourceName{corev1.ResourceRequestsCPU, corev1.ResourceLimitsMemory, corev1.ResourceRequestsEphemeralStorage, corev1.ResourcePods, corev1.ResourceServicesLoadBalancers, corev1.ResourceSecrets} {
-				if _, ok := q.Spec.Hard[r]; !ok {
-					return fmt.Errorf("%s: quota %v lacks %s", ns, q.Spec.Hard, r)
+	reconciler := "system:serviceaccount:" + readme.HomeNamespace() + ":" + readme.ReconcilerName()
+	readers := map[string]*rest.Config{
+		"owner":      env.ConfigFor("alice", "dev-team", "system:authenticated"),
+		"reconciler": env.ConfigFor(reconciler, "system:serviceaccounts", "system:serviceaccounts:"+readme.HomeNamespace(), "system:authenticated"),
+	}
+	quota := func(c client.Client, ns string) (*corev1.ResourceQuota, error) {
+		q := &corev1.ResourceQuota{}
+		return q, c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: render.QuotaName}, q)
+	}
+	for who, cfg := range readers {
+		c, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 60*time.Second, func() error {
+			for _, ns := range []string{"dev-team-apps", "dev-team-jobs"} {
+				q, err := quota(c, ns)
+				if err != nil {
+					return fmt.Errorf("%s reading %s: %w", who, ns, err)
+				}
+				for _, r := range fairness {
+					if _, ok := q.Spec.Hard[r]; !ok {
+						return fmt.Errorf("%s reads %s's quota %v, which lacks %s", who, ns, q.Spec.Hard, r)
+					}
+					if _, ok := q.Status.Hard[r]; !ok {
+						return fmt.Errorf("%s reads %s's quota, whose %s the quota controller does not track yet", who, ns, r)
+					}
+				}
+				if q.Spec.Hard.Pods().Value() != 50 {
+					return fmt.Errorf("%s: %s holds pods %s, want the Tenant's own 50", who, ns, q.Spec.Hard.Pods())
 				}
 			}
-			if q.Labels["landlord.dev/quota-scope"] != string(v1alpha1.QuotaScopeTenant) {
-				return fmt.Errorf("%s: quota labels %v, want the tenant-wide scope", ns, q.Labels)
-			}
-			if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: render.LimitRangeName}, &corev1.LimitRange{}); err != nil {
-				return err
-			}
+			return nil
+		})
+	}
+
+	// The third review stored 40 Leases of 200 KiB; the count stops them.
+	owner, err := client.New(readers["owner"], client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused error
+	for i := 0; i < 60 && refused == nil; i++ {
+		refused = owner.Create(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("hoard-%d", i), Namespace: "dev-team-apps"}})
+		if refused == nil {
+			t.Logf("lease %d stored", i)
 		}
-		q, err := quota("own-quota-apps")
+	}
+	if refused == nil || !strings.Contains(refused.Error(), render.QuotaName) {
+		t.Errorf("60 Leases: %v; want the quota's refusal, naming %s", refused, render.QuotaName)
+	}
+
+	testenv.Eventually(t, 60*time.Second, func() error {
+		q, err := quota(k8s, "plain-apps")
 		if err != nil {
 			return err
 		}
-		if len(q.Spec.Hard) != 1 || q.Spec.Hard.Pods().Value() != 3 {
-			return fmt.Errorf("own-quota-apps: quota %v, want the tenant's own pods: 3", q.Spec.Hard)
+		if q.Labels["landlord.dev/quota-scope"] != string(v1alpha1.QuotaScopeTenant) {
+			return fmt.Errorf("plain-apps: quota labels %v, want the tenant-wide scope", q.Labels)
 		}
-		return nil
+		return k8s.Get(context.Background(), client.ObjectKey{Namespace: "plain-apps", Name: render.LimitRangeName}, &corev1.LimitRange{})
 	})
+}
+
+// readmeTenant is the Tenant the README shows first.
+func readmeTenant(t *testing.T) *v1alpha1.Tenant {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```yaml\napiVersion: landlord.dev/v1alpha1\nkind: Tenant\n")
+	block, _, _ = strings.Cut(block, "```")
+	tenant := &v1alpha1.Tenant{}
+	if err := yaml.UnmarshalStrict([]byte("apiVersion: landlord.dev/v1alpha1\nkind: Tenant\n"+block), tenant); !ok || err != nil {
+		t.Fatalf("the README's first Tenant: found %v, %v", ok, err)
+	}
+	return tenant
 }

@@ -17,14 +17,16 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 )
 
 type devUpOptions struct {
-	dir   string
-	apply []string
-	flux  bool
-	demo  bool
-	node  bool
+	dir      string
+	apply    []string
+	flux     bool
+	demo     bool
+	node     bool
+	defaults string
 }
 
 func newDevUpCommand(run func(context.Context, *cobra.Command, devUpOptions) error) *cobra.Command {
@@ -58,6 +60,7 @@ it started.`,
 	cmd.Flags().StringSliceVar(&opts.apply, "apply", nil, "manifest files or directories to apply once ready")
 	cmd.Flags().BoolVar(&opts.flux, "flux", false, "also run the Flux source, kustomize and helm controllers, locked down for multi-tenancy")
 	cmd.Flags().BoolVar(&opts.demo, "demo", false, "onboard two demo tenants from a local Git server (implies --flux)")
+	cmd.Flags().StringVar(&opts.defaults, "tenant-defaults", "", "YAML file of the quota and limitRange Tenants get, as the controller's flag; the chart's tenantDefaults when empty")
 	cmd.Flags().BoolVar(&opts.node, "node", false, "also run one node (containerd, kubelet, kube-proxy, a NetworkPolicy enforcer) and kube-scheduler")
 	return cmd
 }
@@ -69,6 +72,13 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	dir, err := filepath.Abs(opts.dir)
 	if err != nil {
 		return err
+	}
+	defaults, err := profile.Shipped()
+	if opts.defaults != "" {
+		defaults, err = profile.Load(opts.defaults)
+	}
+	if err != nil {
+		return fmt.Errorf("--tenant-defaults: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--dir: %w", err)
@@ -94,7 +104,7 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 	}
 	defer func() { retErr = errors.Join(retErr, env.Stop()) }()
 
-	landlord, err := devenv.Start(ctx, env, dir)
+	landlord, err := devenv.Start(ctx, env, dir, defaults)
 	if err != nil {
 		return err
 	}

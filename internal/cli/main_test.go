@@ -18,6 +18,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 )
 
 // The package's live tests share one control plane, started by the first
@@ -94,7 +95,7 @@ func startLandlord(t testing.TB) {
 }
 
 func runLandlord() error {
-	landlord, err := devenv.Start(ctx, env, env.Dir)
+	landlord, err := devenv.Start(ctx, env, env.Dir, profile.Profile{})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		if k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()}); err != nil {
 			return err
 		}
-		_, err = devenv.Start(ctx, env, env.Dir)
+		_, err = devenv.Start(ctx, env, env.Dir, profile.Profile{})
 		return err
 	}))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -27,9 +28,10 @@ type Landlord struct {
 	err     error // how the manager ended, set before done closes
 }
 
-// Start installs Landlord's prerequisites into env and runs the controller,
-// keeping its webhook certificates under dir. Stop ends it.
-func Start(ctx context.Context, env *localcluster.Env, dir string) (*Landlord, error) {
+// Start installs Landlord's prerequisites into env and runs the controller
+// with the tenant defaults defaults, keeping its webhook certificates
+// under dir. Stop ends it.
+func Start(ctx context.Context, env *localcluster.Env, dir string, defaults profile.Profile) (*Landlord, error) {
 	admin, err := client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
 		return nil, err
@@ -60,7 +62,7 @@ func Start(ctx context.Context, env *localcluster.Env, dir string) (*Landlord, e
 	ns, name, _ := tenancy.SplitServiceAccount(policy.ControllerUser)
 	cfg := env.ConfigFor(policy.ControllerUser, "system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated")
 	cfg.UserAgent = name
-	mgr, err := manager.New(ctx, cfg, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: &l.Webhook})
+	mgr, err := manager.New(ctx, cfg, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: &l.Webhook, Profile: defaults})
 	if err != nil {
 		return nil, err
 	}

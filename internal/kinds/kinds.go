@@ -243,6 +243,15 @@ var All = []Kind{
 	{GroupVersionKind: schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"}, Resource: "events", Namespaced: true, Tenant: Read},
 }
 
+// ObjectCount is the ResourceQuota key that counts the kind's objects in
+// a namespace.
+func (k Kind) ObjectCount() string {
+	if k.Group == "" {
+		return "count/" + k.Resource
+	}
+	return "count/" + k.Resource + "." + k.Group
+}
+
 // Select lists the kinds keep accepts, in table order.
 func Select(keep func(Kind) bool) []Kind {
 	var out []Kind

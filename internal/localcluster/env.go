@@ -199,6 +199,14 @@ func (e *Env) start(ctx context.Context, bin binaries, opts Options) error {
 	if err := e.waitFor(ctx, apiserver, "kube-apiserver /readyz", apiserver.ready); err != nil {
 		return err
 	}
+	// The quota controller counts a custom kind only from the discovery
+	// after its CRD is served and then only at its next full resync, five
+	// minutes on, so the tenant defaults' counts of Flux's kinds would
+	// refuse creates with "status unknown for quota" until then: the CRDs
+	// go in first.
+	if err := e.installPrerequisites(ctx); err != nil {
+		return err
+	}
 	controllerManager, err := e.run(ControllerManager, bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig, opts.Workloads, opts.Node))
 	if err != nil {
 		return err

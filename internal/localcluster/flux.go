@@ -7,15 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
@@ -83,9 +87,9 @@ func helmControllerArgs(p fluxPorts) []string {
 		"--graceful-shutdown-timeout=5s")...)
 }
 
-// startFlux installs the Flux CRDs (with the rest of Landlord's
-// prerequisites: one installer for both) and runs the Flux controllers
-// against the API server as its admin, returning once each is healthy.
+// startFlux runs the Flux controllers against the API server as its admin,
+// the CRDs installed with the control plane, returning once each is
+// healthy.
 func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	p, err := newFluxPorts()
 	if err != nil {
@@ -93,9 +97,6 @@ func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	}
 	c, err := e.installClient()
 	if err != nil {
-		return err
-	}
-	if err := install.Prerequisites(ctx, c); err != nil {
 		return err
 	}
 	if _, err := install.Apply(ctx, c, io.Discard, fluxIdentities()...); err != nil {
@@ -158,6 +159,38 @@ func fluxIdentities() []client.Object {
 		}
 	}
 	return append(objects, binding)
+}
+
+// installPrerequisites installs Landlord's and Flux's CRDs and waits until
+// the API server serves every one of their versions.
+func (e *Env) installPrerequisites(ctx context.Context) error {
+	c, err := e.installClient()
+	if err != nil {
+		return err
+	}
+	if err := install.Prerequisites(ctx, c); err != nil {
+		return err
+	}
+	crds, err := config.CRDs()
+	if err != nil {
+		return err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(e.Config)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			gv := crd.Spec.Group + "/" + v.Name
+			if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+				_, err := disco.ServerResourcesForGroupVersion(gv)
+				return err == nil, nil
+			}); err != nil {
+				return fmt.Errorf("waiting for %s to be served: %w", gv, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (e *Env) installClient() (client.Client, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/helmrepo"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 )
 
 // devUpEnv makes the test binary run `landlord dev up --flux` in the
@@ -70,7 +71,7 @@ func run(m *testing.M) (code int) {
 	}
 	defer logs.Close()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
-	landlord, err := devenv.Start(ctx, env, env.Dir)
+	landlord, err := devenv.Start(ctx, env, env.Dir, profile.Profile{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: start Landlord: %v\n", err)
 		return 1

@@ -18,6 +18,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/devenv"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 		if core, err = kubernetes.NewForConfig(e.Config); err != nil {
 			return err
 		}
-		landlord, err := devenv.Start(ctx, e, filepath.Join(e.Dir, "landlord"))
+		landlord, err := devenv.Start(ctx, e, filepath.Join(e.Dir, "landlord"), profile.Profile{})
 		if err != nil {
 			return fmt.Errorf("start Landlord: %w", err)
 		}
