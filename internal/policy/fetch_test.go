@@ -44,6 +44,11 @@ var fetchCases = map[string]testCase{
 	"external artifact unconfined tenant": {req: create(opsReconciler, "ops", externalArtifactIn("ops")), want: "LL027"},
 	"external artifact by the platform":   {req: create(fluxKustomize, "apps", externalArtifactIn("apps"))},
 
+	// A bucket's token service is asked for credentials, with the
+	// Secret's username and password (issue 23's census).
+	"bucket token service outside allowedSources": {req: create(reconciler, "apps", withSTS(newBucket("apps", "minio.example.com", "dev-team"), "https://sts.evil.example.com")), want: "LL008"},
+	"bucket token service in allowedSources":      {req: create(reconciler, "apps", withSTS(newBucket("apps", "minio.example.com", "dev-team"), "https://minio.example.com/dev-team"))},
+
 	// Image scans reach the registry the image names.
 	"image scan outside allowedSources": {req: create(reconciler, "apps", newImageRepository(func(r *imagev1.ImageRepository) { r.Spec.Image = "evil.example.com/app" })), want: "LL008"},
 	"image scan in allowedSources": {req: create(reconciler, "apps", newImageRepository(func(r *imagev1.ImageRepository) {
@@ -109,4 +114,10 @@ func withType(p *notificationv1beta3.Provider, kind, sa string) *notificationv1b
 
 func urlSecret(ns, key, value string) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hook", Namespace: ns}, Data: map[string][]byte{key: []byte(value)}}
+}
+
+// withSTS gives a bucket an LDAP token service at endpoint.
+func withSTS(b *sourcev1.Bucket, endpoint string) *sourcev1.Bucket {
+	b.Spec.STS = &sourcev1.BucketSTSSpec{Provider: "ldap", Endpoint: endpoint, SecretRef: &fluxmeta.LocalObjectReference{Name: "ldap"}}
+	return b
 }

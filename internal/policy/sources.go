@@ -47,7 +47,9 @@ func helmRepository(r *sourcev1.HelmRepository, s scope) field.ErrorList {
 }
 
 // bucket matches <scheme>://<endpoint>/<bucketName> and, unlike the other
-// sources, needs an allowedSources entry: an empty list denies it.
+// sources, needs an allowedSources entry: an empty list denies it. So does
+// its Security Token Service: source-controller asks spec.sts.endpoint for
+// credentials, sending the username and password of spec.sts.secretRef.
 func bucket(b *sourcev1.Bucket, s scope) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := identityFields(s, spec, b.Spec.Provider, genericProviders, b.Spec.ServiceAccountName, true)
@@ -55,7 +57,11 @@ func bucket(b *sourcev1.Bucket, s scope) field.ErrorList {
 	if b.Spec.Insecure {
 		scheme = "http://"
 	}
-	return append(errs, allowedURL(spec.Child("endpoint"), scheme+b.Spec.Endpoint+"/"+b.Spec.BucketName, s.tenant, true)...)
+	errs = append(errs, allowedURL(spec.Child("endpoint"), scheme+b.Spec.Endpoint+"/"+b.Spec.BucketName, s.tenant, true)...)
+	if sts := b.Spec.STS; sts != nil {
+		errs = append(errs, allowedURL(spec.Child("sts", "endpoint"), sts.Endpoint, s.tenant, true)...)
+	}
+	return errs
 }
 
 // allowedURL is rule LL008; an empty allowedSources allows any URL unless
