@@ -1,7 +1,9 @@
 package census
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -273,5 +275,21 @@ func TestRowsAreWellFormed(t *testing.T) {
 			t.Errorf("%s: a line break or pipe breaks the table", key)
 		}
 		seen[key] = true
+	}
+}
+
+// TestDocsAreCurrent: docs/security.md holds the census as
+// `go run ./hack/census` writes it.
+func TestDocsAreCurrent(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Splice(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(doc, want) {
+		t.Fatal("docs/security.md's census is not the table's: run `go run ./hack/census` (make generate)")
 	}
 }

@@ -6,6 +6,7 @@ const (
 	localSecret   = "a Secret of the object's own namespace: the field has no namespace"
 	asAccount     = "the controller acts as the object's service account (LL001), whose grants RBAC confines to the tenant's namespaces"
 	appliedJudged = "put on the objects Flux applies as the object's service account (LL001), each judged by the guard as it is written (LL010 refuses Landlord's mark)"
+	patchedJudged = "patches only what the build makes, which Flux applies as the object's service account (LL001) and the guard judges as it is written"
 	notImpl       = "source-controller does not implement it (the CRD calls it provisional): it grants nothing"
 	psaBaseline   = "Pod Security Admission refuses it at baseline and restricted, the level spec.podSecurity sets on each namespace (restricted by default; its labels are the platform's, LL009): only a tenant the platform made privileged may"
 	psaRestricted = "Pod Security Admission refuses it at restricted, the default level of spec.podSecurity (its labels are the platform's, LL009); a baseline tenant's node mounts it"
@@ -75,8 +76,8 @@ var Rows = []Row{
 	safe(whole(on(gkKustomization)), "spec.healthChecks", "objects whose health it waits for, by name and namespace", asAccount+": another namespace's objects read as Forbidden"),
 	safe(whole(on(gkKustomization)), "spec.commonMetadata", "labels and annotations of everything it applies", appliedJudged),
 	safe(whole(on(gkKustomization)), "spec.images", "the images of what it applies", "no more than writing the image into the manifests: see Container `image`"),
-	safe(whole(on(gkKustomization)), "spec.patches", "objects of the build to patch, by selector, name and namespace", "patches only what the build makes, applied "+appliedJudged),
-	safe(whole(on(gkKustomization)), "spec.patchesJson6902", "objects of the build to patch, and paths in them", "patches only what the build makes, applied "+appliedJudged),
+	safe(whole(on(gkKustomization)), "spec.patches", "objects of the build to patch, by selector, name and namespace", patchedJudged),
+	safe(whole(on(gkKustomization)), "spec.patchesJson6902", "objects of the build to patch, and paths in them", patchedJudged),
 	safe(on(gkKustomization), "spec.path", "a directory of the source's artifact", "kustomize-controller joins it below the artifact's root, so no `..` leaves it"),
 	safe(whole(on(gkKustomization)), "spec.postBuild.substituteFrom", "ConfigMaps and Secrets of variables", local),
 
@@ -106,7 +107,7 @@ var Rows = []Row{
 	safe(on(gkHelmRelease), "spec.install.createNamespace", "creating the target namespace", "helm-controller creates it as the release's service account: LL003 judges the name, LL009 the creation"),
 	safe(on(gkHelmRelease), "spec.install.disableTakeOwnership", "objects another release or tool made", asAccount),
 	safe(on(gkHelmRelease), "spec.upgrade.disableTakeOwnership", "objects another release or tool made", asAccount),
-	safe(whole(on(gkHelmRelease)), "spec.postRenderers", "patches and images of what it installs", "patches only what the chart renders, applied "+appliedJudged),
+	safe(whole(on(gkHelmRelease)), "spec.postRenderers", "patches and images of what it installs", "patches only what the chart renders, which helm-controller installs as the release's service account (LL001) and the guard judges as it is written"),
 	safe(on(gkHelmRelease), "spec.releaseName", "the Helm release's name", "a release in the storage namespace, which LL003 judges"),
 	safe(whole(on(gkHelmRelease)), "spec.valuesFrom", "ConfigMaps and Secrets of values", local+" in helm-controller v2"),
 
@@ -399,7 +400,7 @@ var Rows = []Row{
 	rule(nodeTerm, "matchFields", "nodes by name", "LL019", `{"matchFields":[{"key":"metadata.name","operator":"In","values":["control-plane-1"]}]}`, ""),
 
 	// Containers, init and ephemeral.
-	open(ctr, "image", "an image from any registry", "a node pulls from any registry, and an image another tenant pulled with its secret is served from the node's cache to a pod naming it unless the AlwaysPullImages admission plugin or the kubelet's check of pull credentials is on: image provenance is the platform's admission policy's (docs/security.md, Capsule's controls)"),
+	open(ctr, "image", "an image from any registry", "a node pulls from any registry, and an image another tenant pulled with its secret is served from the node's cache to a pod naming it unless the AlwaysPullImages admission plugin or the kubelet's check of pull credentials is on: image provenance is the platform's admission policy's (Capsule's controls, below)"),
 	safe(ctr, "targetContainerName", "a container of the pod", ownPod),
 	safe(whole(ctr), "env[].valueFrom.secretKeyRef", "a key of a Secret", localSecret),
 	safe(whole(ctr), "env[].valueFrom.configMapKeyRef", "a key of a ConfigMap", local),
