@@ -2,10 +2,12 @@ package census
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/tenancy"
@@ -156,6 +159,28 @@ func judge(t *testing.T, kind schema.GroupKind, obj map[string]any, user authent
 		tenancy.Resolver{Store: store{}})
 }
 
+// valid fails unless the API server's schema (and a CRD's rules) admit
+// obj, so that the guard, not validation, is what a live probe meets
+// (audit sends them).
+func valid(t *testing.T, kind schema.GroupKind, obj map[string]any, what string) {
+	t.Helper()
+	k, _ := kinds.Lookup(kind)
+	s, err := schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Lookup(k.GroupVersionKind)
+	if err != nil || v == nil {
+		t.Fatalf("%s: no schema (%v)", kind, err)
+	}
+	ns, _ := obj["metadata"].(map[string]any)["namespace"].(string)
+	if errs := v.Validate(context.Background(), obj, ns).Errors(); len(errs) > 0 {
+		t.Errorf("%s, %s: invalid: %v", kind.Kind, what, errs)
+	}
+}
+
+var schemas = sync.OnceValues(apivalidation.NewSchemas)
+
 func ids(errs field.ErrorList) []string {
 	var out []string
 	for _, e := range errs {
@@ -202,6 +227,7 @@ func TestAttacksAreRefused(t *testing.T) {
 				continue
 			}
 			for _, p := range ps {
+				valid(t, p.Kind, p.Object, r.On.String()+" "+r.Path+" "+which)
 				k, _ := kinds.Lookup(p.Kind)
 				if !k.Judged {
 					t.Errorf("%s %s: %s names %s, yet the guard never sees the kind", p.Kind.Kind, p.At, r.Rule, r.Rule)
@@ -238,6 +264,7 @@ func TestBasesPass(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
+		valid(t, k.GroupKind(), obj, "base")
 		for who, user := range identities {
 			if got := ids(judge(t, k.GroupKind(), obj, user)); len(got) > 0 && !refusedWhole(k.GroupKind()) {
 				t.Errorf("%s as %s: base refused by %q", k.GroupKind(), who, got)

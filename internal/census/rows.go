@@ -84,7 +84,7 @@ var Rows = []Row{
 	rule(on(gkGitRepository), "spec.url", "the repository source-controller clones", "LL008", `{"spec":{"url":"https://github.com/attacker/fleet"}}`, `{"spec":{"url":"$GIT"}}`),
 	rule(on(gkGitRepository), "spec.recurseSubmodules", "the repositories `.gitmodules` names, which no field shows", "LL027", `{"spec":{"recurseSubmodules":true}}`, `{"spec":{"recurseSubmodules":false}}`),
 	rule(on(gkGitRepository), "spec.provider", "a cloud identity source-controller fetches with", "LL005", `{"spec":{"provider":"azure"}}`, `{"spec":{"provider":"github"}}`),
-	rule(on(gkGitRepository), "spec.serviceAccountName", "an account whose cloud identity fetches", "LL005", `{"spec":{"serviceAccountName":"puller"}}`, ""),
+	rule(on(gkGitRepository), "spec.serviceAccountName", "an account whose cloud identity fetches", "LL005", `{"spec":{"provider":"azure","serviceAccountName":"puller"}}`, ""),
 	safe(on(gkGitRepository), "spec.secretRef", "credentials", localSecret),
 	safe(on(gkGitRepository), "spec.proxySecretRef", "a proxy, named in a Secret", localSecret+"; the Secret's `address` is judged as it is written (Secret `data`)"),
 	safe(whole(on(gkGitRepository)), "spec.verify", "keys to verify commits with", localSecret),
