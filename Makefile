@@ -120,6 +120,17 @@ MODEL_FLAGS ?= -model.steps 2000
 model: tools
 	go test -count=1 -timeout 90m -v -run TestConvergenceModel ./internal/controller -args $(MODEL_FLAGS)
 
+## fuzz: every fuzz target for FUZZTIME each (default 10m), one after the other, each on one core
+FUZZTIME ?= 10m
+.PHONY: fuzz
+fuzz:
+	go test ./internal/policy -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./internal/policy -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./internal/policy -run '^$$' -fuzz '^FuzzNamespaceRules$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./internal/policy -run '^$$' -fuzz '^FuzzRoleBinding$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./internal/lint -run '^$$' -fuzz '^FuzzLint$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./internal/cli -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -parallel 1
+
 ## demo: the local environment with Flux and two tenants onboarded from Git
 .PHONY: demo
 demo: tools flux-tools build
