@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,6 +20,7 @@ type lintOptions struct {
 	output          string
 	strict          bool
 	schemaLocations []string
+	maxBuildReads   int
 }
 
 func newLintCommand(run func(*cobra.Command, lintOptions) error) *cobra.Command {
@@ -91,6 +94,7 @@ Rules of the guard (the policy engine):
 	f.BoolVar(&opts.strict, "strict", false, "a kind without a schema is an error, not a warning")
 	f.StringArrayVar(&opts.schemaLocations, "schema-location", nil,
 		"where to find JSON schemas of kinds lint has none of, as kubeconform's: default, a directory, or a template such as 'schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json' (repeatable)")
+	f.IntVar(&opts.maxBuildReads, "max-build-reads", 0, "file reads one kustomize build may make before lint reports it as too large; 0 allows 10,000 and 50 per file of the repository")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(lintOutputs, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -151,7 +155,14 @@ func runLint(cmd *cobra.Command, opts lintOptions) error {
 	if err != nil {
 		return err
 	}
-	findings, err := lint.Lint(cmd.Context(), lint.Options{Dir: opts.dir, TenantRepos: repos, Strict: opts.strict, SchemaLocations: opts.schemaLocations})
+	if opts.maxBuildReads < 0 {
+		return fmt.Errorf("--max-build-reads %d: want 0 or more", opts.maxBuildReads)
+	}
+	findings, err := lint.Lint(cmd.Context(), lint.Options{Dir: opts.dir, TenantRepos: repos, Strict: opts.strict, SchemaLocations: opts.schemaLocations,
+		MaxBuildReads: opts.maxBuildReads})
+	if errors.Is(err, context.Canceled) {
+		return errors.New("lint interrupted before it finished: no verdict")
+	}
 	if err != nil {
 		return err
 	}

@@ -3,17 +3,22 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/landlord-dev/landlord/internal/cli"
+	"github.com/landlord-dev/landlord/internal/hostilerepo"
 	"github.com/landlord-dev/landlord/internal/lint"
 )
 
@@ -364,5 +369,41 @@ func TestLintStrict(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if code != 1 || strings.Contains(stdout, "warning:") || stderr != "error: lint: "+strconv.Itoa(len(lines))+" findings\n" {
 		t.Errorf("--strict: exit code %d, stderr %q, want every finding an error:\n%s", code, stderr, stdout)
+	}
+}
+
+// TestLintStopsOnSIGTERM: the real binary, linting six repositories'
+// worth of kustomizations that take one another in twice per level with
+// the read bound lifted, stops when CI sends SIGTERM, saying it gave no
+// verdict (the third review's was still running 20 s after).
+func TestLintStopsOnSIGTERM(t *testing.T) {
+	bin := buildLandlord(t)
+	dir := t.TempDir()
+	for i := range 6 {
+		for name, content := range hostilerepo.Diamond(8) {
+			p := filepath.Join(dir, fmt.Sprintf("copy%d", i), filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(strings.ReplaceAll(content, "namespace: team", fmt.Sprintf("namespace: team%d", i))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd := exec.Command(bin, "lint", dir, "--max-build-reads", "1000000000")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	t.Logf("exited %v after SIGTERM: %v", time.Since(signalled), err)
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "lint interrupted before it finished: no verdict") {
+		t.Errorf("after SIGTERM: %v, stderr %q; want exit 1 saying lint gave no verdict", err, stderr.String())
 	}
 }

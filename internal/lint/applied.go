@@ -37,7 +37,7 @@ func Applied(ctx context.Context, dir string) ([]AppliedBuild, []Finding, error)
 		return nil, nil, err
 	}
 	fleet.memo = newMemo()
-	prebuild(fleet)
+	prebuild(ctx, fleet)
 	l := &linter{schemas: s, locations: locations, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
 	if err := l.fleet(ctx, fleet); err != nil {
 		return nil, nil, err

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -102,7 +103,7 @@ func (r *repo) unit(key, dir string, build func(u *unit)) *unit {
 
 // unitFor builds dir the given way once. A directory with a kustomization
 // file is always built from it.
-func (r *repo) unitFor(dir, how string) *unit {
+func (r *repo) unitFor(ctx context.Context, dir, how string) *unit {
 	if _, ok := r.kustomizations[dir]; ok {
 		how = asKustomization
 	}
@@ -119,7 +120,7 @@ func (r *repo) unitFor(dir, how string) *unit {
 				u.err = err
 				return
 			}
-			u.objects, u.err = r.build(dir, kfile, content)
+			u.objects, u.err = r.build(ctx, dir, kfile, content)
 			return
 		}
 		content, err := r.manifests(dir)
@@ -127,7 +128,7 @@ func (r *repo) unitFor(dir, how string) *unit {
 			u.err = err
 			return
 		}
-		u.objects, u.err = r.build(dir, path.Join(dir, konfig.DefaultKustomizationFileName()), content)
+		u.objects, u.err = r.build(ctx, dir, path.Join(dir, konfig.DefaultKustomizationFileName()), content)
 	})
 }
 
@@ -141,7 +142,7 @@ var fluxIgnore = strings.Join([]string{sourceignore.ExcludeVCS, sourceignore.Exc
 // listing every manifest and kustomization below dir), built on a file
 // system that refuses paths outside the repository. A kustomization ks
 // adds nothing to is the same build as unitFor's.
-func (r *repo) fluxUnit(dir string, ks map[string]any) *unit {
+func (r *repo) fluxUnit(ctx context.Context, dir string, ks map[string]any) *unit {
 	abs := filepath.Join(r.root, filepath.FromSlash(dir))
 	generate := func(ks map[string]any) ([]byte, string, kustomize.Action, error) {
 		g := kustomize.NewGeneratorWithIgnore(r.root, strings.ReplaceAll(fluxIgnore, ",", "\n"), unstructured.Unstructured{Object: ks})
@@ -150,7 +151,7 @@ func (r *repo) fluxUnit(dir string, ks map[string]any) *unit {
 	content, kfile, action, err := generate(ks)
 	if err == nil && action == kustomize.UnchangedAction {
 		if plain, _, _, err := generate(map[string]any{}); err == nil && bytes.Equal(plain, content) {
-			return r.unitFor(dir, asKustomization)
+			return r.unitFor(ctx, dir, asKustomization)
 		}
 	}
 	if err != nil {
@@ -162,7 +163,7 @@ func (r *repo) fluxUnit(dir string, ks map[string]any) *unit {
 			u.err = errBlocked
 			return
 		}
-		u.objects, u.err = r.build(dir, kfile, content)
+		u.objects, u.err = r.build(ctx, dir, kfile, content)
 	})
 }
 
@@ -261,9 +262,9 @@ func (r *repo) holdsManifests(file string) (bool, error) {
 // million annotation rewrites. So when the kustomization patches, the
 // origins come from a second build without its own patches, whose objects
 // have the same ids: patches change content, not names.
-func (r *repo) build(dir, kfile string, content []byte) ([]*object, error) {
+func (r *repo) build(ctx context.Context, dir, kfile string, content []byte) ([]*object, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%x", dir, kfile, sha256.Sum256(content))
-	return r.memo.build(r, key, func(fsys filesys.FileSystem) ([]*object, error) {
+	return r.memo.build(ctx, r, key, func(fsys filesys.FileSystem) ([]*object, error) {
 		return r.buildOn(fsys, dir, kfile, content)
 	})
 }

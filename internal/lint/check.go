@@ -59,7 +59,7 @@ func (l *linter) fleet(ctx context.Context, r *repo) error {
 	l.add(r.static...)
 	units := l.buildAll(ctx, r)
 	l.addCRDs(units)
-	applied := l.appliedUnits(r, units)
+	applied := l.appliedUnits(ctx, r, units)
 	// Applied builds Flux generates a kustomization for are not among the
 	// others; objects in both are validated once.
 	var objects []*object
@@ -109,15 +109,15 @@ func (r *repo) buildable(dir string) bool {
 // prebuild builds the starts of every repository at once, GOMAXPROCS at a
 // time, before lint walks them in order: a tenant repository needs the
 // fleet's Tenants to be judged, not to be built.
-func prebuild(repos ...*repo) {
+func prebuild(ctx context.Context, repos ...*repo) {
 	var builds []func() *unit
 	for _, r := range repos {
 		kustomizations, loose := r.starts()
 		for _, dir := range kustomizations {
-			builds = append(builds, func() *unit { return r.unitFor(dir, asKustomization) })
+			builds = append(builds, func() *unit { return r.unitFor(ctx, dir, asKustomization) })
 		}
 		for _, dir := range loose {
-			builds = append(builds, func() *unit { return r.unitFor(dir, asManifests) })
+			builds = append(builds, func() *unit { return r.unitFor(ctx, dir, asManifests) })
 		}
 	}
 	_ = each(len(builds), func(i int) error { builds[i](); return nil })
@@ -139,11 +139,11 @@ func (l *linter) buildAll(ctx context.Context, r *repo) []*unit {
 	var build func(dir string) (failed bool)
 	build = func(dir string) bool {
 		if done, ok := visited[dir]; ok {
-			return done && r.unitFor(dir, asKustomization).err != nil
+			return done && r.unitFor(ctx, dir, asKustomization).err != nil
 		}
 		visited[dir] = false
 		defer func() { visited[dir] = true }()
-		u := r.unitFor(dir, asKustomization)
+		u := r.unitFor(ctx, dir, asKustomization)
 		if u.err == nil {
 			units = append(units, u)
 			return false
@@ -168,7 +168,7 @@ func (l *linter) buildAll(ctx context.Context, r *repo) []*unit {
 		build(dir)
 	}
 	for _, dir := range loose {
-		u := r.unitFor(dir, asManifests)
+		u := r.unitFor(ctx, dir, asManifests)
 		if u.err != nil {
 			l.add(r.finding(RuleBuild, mentioned(r.loose[dir], u.err.Error()), 1, u.err.Error()))
 			continue
@@ -268,7 +268,7 @@ func decode(obj map[string]any, into any) error {
 // Kustomizations apply from the fleet's own GitRepository, built as Flux
 // builds them. A fleet without such Kustomizations is taken as applied
 // whole, every build of it.
-func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
+func (l *linter) appliedUnits(ctx context.Context, r *repo, units []*unit) []*unit {
 	ksKind := kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
 	seen := map[string]bool{}
 	var applied []*unit
@@ -299,7 +299,7 @@ func (l *linter) appliedUnits(r *repo, units []*unit) []*unit {
 					fmt.Sprintf("spec.path: %q is not a directory of the fleet repository; Flux would fail Kustomization %s/%s", ks.Spec.Path, o.namespace, o.name)))
 				continue
 			}
-			au := r.fluxUnit(dir, o.obj)
+			au := r.fluxUnit(ctx, dir, o.obj)
 			if au.err != nil {
 				l.incomplete = true
 				// A kustomization's failure, or a blocked one, is reported

@@ -56,6 +56,9 @@ type Options struct {
 	// SchemaLocations are where to find JSON schemas of the kinds lint has
 	// none of, as kubeconform's -schema-location values.
 	SchemaLocations []string
+	// MaxBuildReads bounds the file system calls of each kustomize build;
+	// zero allows 10,000 and 50 per file of the repository.
+	MaxBuildReads int
 }
 
 // TenantRepo is a local checkout of one tenant's Git source.
@@ -139,9 +142,9 @@ func Lint(ctx context.Context, opts Options) ([]Finding, error) {
 	all := append([]*repo{fleet}, repos...)
 	m := newMemo()
 	for _, r := range all {
-		r.memo = m
+		r.memo, r.maxReads = m, opts.MaxBuildReads
 	}
-	prebuild(all...)
+	prebuild(ctx, all...)
 	l := &linter{schemas: s, locations: locations, strict: opts.Strict, found: map[Finding]bool{}, checked: map[string]bool{}, tenants: map[*unit]*unitTenants{}}
 	if err := l.fleet(ctx, fleet); err != nil {
 		return nil, err

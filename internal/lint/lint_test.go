@@ -2,15 +2,18 @@ package lint_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/hostilerepo"
 	"github.com/landlord-dev/landlord/internal/lint"
 )
 
@@ -494,5 +497,38 @@ func TestLintReadsNothingOutsideTheRepository(t *testing.T) {
 		if strings.Contains(f.String(), "SECRET-TOKEN-123") {
 			t.Errorf("a finding carries the outside file: %s", f)
 		}
+	}
+}
+
+// TestMultipliedBuildsAreBounded: kustomizations taking one another in
+// twice per level (14 levels, 43 files) are refused where the loads first
+// cross the bound, before kustomize runs; 8 levels build. A build reading
+// more than its bound stops with a finding naming it, and a cancelled lint
+// returns at once with the context's error.
+func TestMultipliedBuildsAreBounded(t *testing.T) {
+	deep := t.TempDir()
+	writeFiles(t, deep, hostilerepo.Diamond(14))
+	findings, err := lint.Lint(context.Background(), lint.Options{Dir: deep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(findings) != 1 || findings[0].File != "l9/kustomization.yaml" || findings[0].Rule != lint.RuleBuild.ID || !strings.Contains(findings[0].Message, "would load more than 1430 kustomizations") {
+		t.Errorf("14 levels: %v, want one LINT001 at l9 naming the bound of 1430", findings)
+	}
+
+	shallow := t.TempDir()
+	writeFiles(t, shallow, hostilerepo.Diamond(8))
+	if findings, err := lint.Lint(context.Background(), lint.Options{Dir: shallow}); err != nil || len(findings) != 0 {
+		t.Errorf("8 levels: %v, %v; want it built", findings, err)
+	}
+	findings, err = lint.Lint(context.Background(), lint.Options{Dir: shallow, MaxBuildReads: 100})
+	if err != nil || len(findings) == 0 || !strings.Contains(findings[0].Message, "the build stopped after 100 file reads") {
+		t.Errorf("8 levels, 100 reads: %v, %v; want the bound named", findings, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := lint.Lint(ctx, lint.Options{Dir: shallow, MaxBuildReads: 1 << 30}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }

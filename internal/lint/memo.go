@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -40,14 +41,20 @@ func newMemo() *memo {
 }
 
 // build returns the build of key in r: one memoized that r answers alike,
-// else a new one run on a file system recording what it asks.
-func (m *memo) build(r *repo, key string, run func(fsys filesys.FileSystem) ([]*object, error)) ([]*object, error) {
+// else a new one run on a file system recording what it asks. Every build
+// is bounded and stops when ctx ends; one that ctx stopped is not kept.
+func (m *memo) build(ctx context.Context, r *repo, key string, run func(fsys filesys.FileSystem) ([]*object, error)) ([]*object, error) {
 	secure, err := r.secureFS()
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return run(secure)
+		bounded := newBoundedFS(ctx, secure, r.maxBuildReads())
+		objects, err := await(ctx, func() ([]*object, error) { return run(bounded) })
+		if stop := bounded.stopped(); stop != nil {
+			return nil, stop
+		}
+		return objects, err
 	}
 	m.mu.Lock()
 	candidates := m.builds[key]
@@ -67,8 +74,12 @@ func (m *memo) build(r *repo, key string, run func(fsys filesys.FileSystem) ([]*
 		}
 	}
 	rec := &recordingFS{FileSystem: secure, r: r}
-	objects, err := run(rec)
-	if rec.unknown {
+	bounded := newBoundedFS(ctx, rec, r.maxBuildReads())
+	objects, err := await(ctx, func() ([]*object, error) { return run(bounded) })
+	if stop := bounded.stopped(); stop != nil {
+		objects, err = nil, stop
+	}
+	if rec.unknown || ctx.Err() != nil {
 		return objects, err
 	}
 	b := &memoized{asked: rec.asked, objects: objects}

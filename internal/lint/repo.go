@@ -28,6 +28,11 @@ type repo struct {
 	loose map[string][]string
 	// static are the findings of reading the kustomization files.
 	static []Finding
+	// files counts the repository's files, which bound what a build reads.
+	files int
+	// maxReads bounds the file system calls of each build; zero derives
+	// the bound from files.
+	maxReads int
 	// openapi is set when a kustomization sets kustomize's OpenAPI schema,
 	// a global its builds must not share.
 	openapi bool
@@ -73,6 +78,7 @@ func scanRepo(root, tenant string) (*repo, error) {
 			}
 			return nil
 		}
+		r.files++
 		if strings.HasPrefix(d.Name(), ".") {
 			return nil // .sops.yaml and the like, which Flux's sources leave out
 		}
@@ -102,7 +108,40 @@ func scanRepo(root, tenant string) (*repo, error) {
 	for _, dir := range r.kustomizationDirs() {
 		r.checkKustomization(r.kustomizations[dir])
 	}
+	r.blockMultiplied()
 	return r, nil
+}
+
+// blockMultiplied blocks the kustomizations whose build would load more
+// kustomizations than the repository could need: kustomize loads one each
+// time it is taken in, so two that take in the same one double the loads
+// with every level. The first to cross the bound is reported; those
+// taking it in are blocked through it.
+func (r *repo) blockMultiplied() {
+	max := minLoads + loadsPerKustomization*len(r.kustomizations)
+	loads := map[string]int{}
+	var count func(dir string) int
+	count = func(dir string) int {
+		if n, ok := loads[dir]; ok {
+			return n
+		}
+		loads[dir] = 1 // a cycle, which the build reports
+		n := 1
+		for _, ref := range r.kustomizations[dir].refs {
+			n = min(n+count(ref), max+1)
+		}
+		loads[dir] = n
+		return n
+	}
+	for _, dir := range r.kustomizationDirs() {
+		k := r.kustomizations[dir]
+		if count(dir) <= max || slices.ContainsFunc(k.refs, func(ref string) bool { return count(ref) > max }) {
+			continue
+		}
+		k.blocked = true
+		r.static = append(r.static, r.finding(RuleBuild, k.file, 1,
+			fmt.Sprintf("building %s would load more than %d kustomizations (kustomize loads one each time it is taken in, and these take in the same ones again and again); allowed: 1,000 and 10 per kustomization of the repository; builds including %s are not run", dir, max, dir)))
+	}
 }
 
 // readFile reads a file of the repository, slash-separated and relative

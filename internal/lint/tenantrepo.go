@@ -116,13 +116,13 @@ func (l *linter) overlay(ctx context.Context, r *repo, tenants *tenantIndex, to 
 	if err != nil {
 		return err
 	}
-	built := r.fluxUnit(dir, flux)
+	built := r.fluxUnit(ctx, dir, flux)
 	objects := built.objects
 	switch {
 	case errors.Is(built.err, errBlocked):
 		// What the build would take in from the repository itself is
 		// judged all the same, so that a remote base hides no escape.
-		objects = l.readable(r, dir)
+		objects = l.readable(ctx, r, dir)
 	case built.err != nil:
 		if _, ok := r.kustomizations[dir]; !ok {
 			l.add(r.finding(RuleBuild, mentioned(r.filesUnder(dir), built.err.Error()), 1, built.err.Error()))
@@ -197,7 +197,7 @@ func (l *linter) syncOf(to *tenantObject, i int) (*kustomizev1.Kustomization, ma
 // readable are the objects of what dir's build takes in that lint can
 // read: the builds of its kustomizations that build, and the files listed
 // by those that do not.
-func (l *linter) readable(r *repo, dir string) []*object {
+func (l *linter) readable(ctx context.Context, r *repo, dir string) []*object {
 	var objects []*object
 	seen := map[string]bool{}
 	var walk func(d string)
@@ -207,7 +207,7 @@ func (l *linter) readable(r *repo, dir string) []*object {
 		}
 		seen[d] = true
 		if r.buildable(d) {
-			objects = append(objects, r.unitFor(d, asKustomization).objects...)
+			objects = append(objects, r.unitFor(ctx, d, asKustomization).objects...)
 			return
 		}
 		objects = append(objects, l.listed(r, d).objects...)
@@ -226,7 +226,7 @@ func (l *linter) readable(r *repo, dir string) []*object {
 	}
 	for _, d := range r.looseDirs() {
 		if under(dir, d) {
-			objects = append(objects, r.unitFor(d, asManifests).objects...)
+			objects = append(objects, r.unitFor(ctx, d, asManifests).objects...)
 		}
 	}
 	return objects
