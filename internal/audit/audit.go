@@ -1,6 +1,7 @@
 // Package audit proves on a live cluster that tenants are confined: it asks
 // the API server what each tenant identity may do, sends the guard's escape
-// attempts as server-side dry runs, and reads the flags Flux runs with.
+// attempts and the census's attacks as server-side dry runs, and reads the
+// flags Flux runs with.
 package audit
 
 import (
@@ -31,7 +32,8 @@ type Check struct {
 	Tenant string `json:"tenant,omitempty"`
 	// Namespace is the one namespace checked, when the check is of one.
 	Namespace string `json:"namespace,omitempty"`
-	// Kind groups checks: ready, access, escape, holdings, released or flux.
+	// Kind groups checks: ready, access, escape, census, holdings, released
+	// or flux.
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`
 	Result Result `json:"result"`
@@ -80,6 +82,11 @@ func (a *Auditor) Run(ctx context.Context, names ...string) ([]Check, error) {
 			return nil, err
 		}
 		checks = append(checks, escapes...)
+		probes, err := a.census(ctx, t, list.Items)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, probes...)
 		holdings, err := a.holdings(ctx, t)
 		if err != nil {
 			return nil, err

@@ -93,6 +93,21 @@ func TestAudit(t *testing.T) {
 	if guard < 7 {
 		t.Errorf("%d escapes refused by a guard rule, want at least 7", guard)
 	}
+	// The census's attacks: every row a rule judges is a check, and teal's
+	// spec allows few of them.
+	census := map[audit.Result]int{}
+	for _, c := range checks {
+		if c.Kind == "census" {
+			census[c.Result]++
+			if c.Result != audit.Pass || !strings.Contains(c.Detail, "the guard (LL") {
+				t.Logf("census %s %s: %s", c.Result, c.Name, c.Detail)
+			}
+		}
+	}
+	t.Logf("census rows: %v", census)
+	if census[audit.Pass] < 60 {
+		t.Errorf("census rows %v, want at least 60 passing", census)
+	}
 
 	// A platform mistake: the reconciler bound to cluster-admin.
 	mistake := &rbacv1.ClusterRoleBinding{

@@ -63,6 +63,7 @@ var policies = map[string]struct{ policy, category, severity string }{
 	"ready":    {"landlord-tenant-ready", "Provisioning", "medium"},
 	"access":   {"landlord-tenant-access", "Authorization", "high"},
 	"escape":   {"landlord-tenant-escape", "Admission", "high"},
+	"census":   {"landlord-tenant-census", "Admission", "high"},
 	"holdings": {"landlord-tenant-holdings", "Ownership", "medium"},
 	"released": {"landlord-released-namespace", "Release", "high"},
 	"flux":     {"landlord-flux-lockdown", "Flux lockdown", "high"},

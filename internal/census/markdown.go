@@ -41,7 +41,8 @@ func Markdown() string {
 		"%d refused pointing outside by a rule, %d safe, %d open. "+
 		"`go test ./internal/census` walks every served version of each kind's schema, as the pinned API server and the Flux CRDs serve it, "+
 		"and fails on a field the patterns below match that no row covers; it runs each rule row's attack through the policy "+
-		"at every place the field sits, as a tenant's reconciler and owner, and fails unless the rule refuses it and lets the neighbour through.\n\n",
+		"at every place the field sits, as a tenant's reconciler and owner, and fails unless the rule refuses it and lets the neighbour through. "+
+		"`landlord audit` sends the same attacks to a live cluster as each tenant's reconciler, in dry run, wherever the policy refuses them for that tenant (`go test ./internal/audit -run TestAudit$`).\n\n",
 		len(Rows), len(Scope()), rule, safe, open)
 
 	b.WriteString("**Open: what no rule refuses.**\n\n")
