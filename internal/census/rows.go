@@ -264,7 +264,10 @@ var Rows = []Row{
 	// refuses every other cluster-scoped write.
 	safe(on(gkStorageClass), "metadata.labels", "Landlord's managed-by mark", clusterMark),
 	safe(on(gkStorageClass), "provisioner", "the driver provisioning the class's volumes", "only drivers the platform installed answer; the class is one spec.clusterResources approves by name"),
-	open(on(gkStorageClass), "parameters", "driver settings, among them `csi.storage.k8s.io/*-secret-name` and `*-secret-namespace`", "no rule judges an approved class's parameters: the CSI external-provisioner and the kubelet fetch the Secret they name, in any namespace, and hand it to the driver, which provisions, stages or mounts the tenant's claims with another tenant's or the platform's storage credentials"),
+	rule(on(gkStorageClass), "parameters{csi.storage.k8s.io/*-secret-namespace}", "the namespace of a Secret the CSI provisioner and the kubelet read and hand to the driver (and the in-tree provisioners' `secretNamespace`): another tenant's or the platform's storage credentials", "LL014",
+		`{"parameters":{"csi.storage.k8s.io/node-stage-secret-name":"creds","csi.storage.k8s.io/node-stage-secret-namespace":"$FOREIGN"}}`,
+		`{"parameters":{"csi.storage.k8s.io/node-stage-secret-name":"creds","csi.storage.k8s.io/node-stage-secret-namespace":"${pvc.namespace}"}}`),
+	open(on(gkStorageClass), "parameters", "driver settings", "no rule judges an approved class's other parameters, which are the driver's: a class of an NFS or SMB driver names any server and share, another tenant's included, for the tenant's claims to mount"),
 	rule(on(gkStorageClass), "metadata.annotations{storageclass.kubernetes.io/is-default-class}", "the class every claim naming none gets", "LL014",
 		`{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"true"}}}`, `{"metadata":{"annotations":{"storageclass.kubernetes.io/is-default-class":"false"}}}`),
 	rule(on(gkStorageClass), "metadata.annotations{storageclass.beta.kubernetes.io/is-default-class}", "the class every claim naming none gets, by the beta annotation", "LL014",
@@ -274,7 +277,9 @@ var Rows = []Row{
 
 	safe(on(gkIngressClass), "metadata.labels", "Landlord's managed-by mark", clusterMark),
 	safe(on(gkIngressClass), "spec.controller", "the ingress controller that serves the class", "only controllers the platform runs answer; the class is one spec.clusterResources approves by name"),
-	open(whole(on(gkIngressClass)), "spec.parameters", "the controller's parameters object, in any namespace or cluster-scoped", "no rule judges an approved class's parameters: they may name an object of another tenant's namespace, which the controller then serves the class with"),
+	rule(on(gkIngressClass), "spec.parameters.namespace", "the namespace of the controller's parameters object", "LL014",
+		`{"spec":{"parameters":{"kind":"Params","name":"edge","scope":"Namespace","namespace":"$FOREIGN"}}}`, `{"spec":{"parameters":{"kind":"Params","name":"edge","scope":"Namespace","namespace":"$NAMESPACE"}}}`),
+	open(whole(on(gkIngressClass)), "spec.parameters", "the controller's parameters object, by kind, name and scope", "with scope Cluster an approved class names any cluster-scoped parameters object, which the controller then serves the class with; only a namespace is judged (row above)"),
 	rule(on(gkIngressClass), "metadata.annotations{ingressclass.kubernetes.io/is-default-class}", "the class every Ingress naming none gets", "LL014",
 		`{"metadata":{"annotations":{"ingressclass.kubernetes.io/is-default-class":"true"}}}`, `{"metadata":{"annotations":{"ingressclass.kubernetes.io/is-default-class":"false"}}}`),
 

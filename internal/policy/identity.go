@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,13 +53,15 @@ func identify(u authenticationv1.UserInfo, tenants Tenants, platform Platform, f
 // clusterScoped is rule LL014: tenants write no cluster-scoped object, over
 // and above what RBAC grants them, but those spec.clusterResources
 // approves by kind and name; an approved CustomResourceDefinition still
-// names no conversion webhook.
-func clusterScoped(who identity, req Request) field.ErrorList {
+// names no conversion webhook, and an approved class makes itself no
+// default and names no namespace of another.
+func clusterScoped(who identity, req Request, tenants Tenants) field.ErrorList {
 	if who.platform || who.tenant == nil {
 		return nil
 	}
 	if approved(who.tenant, req.Kind, req.Name) {
-		return append(conversionWebhook(who.tenant, req.Object), clusterDefault(who.tenant, req.Object)...)
+		errs := append(conversionWebhook(who.tenant, req.Object), clusterDefault(who.tenant, req.Object)...)
+		return append(errs, classNamespaces(who.tenant, req.Object, tenants)...)
 	}
 	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("metadata", "namespace"),
 		"tenant "+who.tenant.Name+" may not write cluster-scoped "+kindName(req)+"; allowed: objects in its namespaces "+quoteList(namespacesOf(who.tenant))+
@@ -130,6 +133,43 @@ func clusterDefault(t *v1alpha1.Tenant, obj runtime.Object) field.ErrorList {
 	}
 	return field.ErrorList{forbidden(ruleClusterScoped, marker,
 		"tenant "+t.Name+" may not make an approved class the cluster's default for every tenant; allowed: unset or false")}
+}
+
+// pvcNamespace is the CSI provisioner's template for the namespace of the
+// claim being provisioned: each claimant's own.
+const pvcNamespace = "${pvc.namespace}"
+
+// classNamespaces refuses an approved class that names a namespace not the
+// tenant's (issue 23's census): a StorageClass's secret parameters
+// (csi.storage.k8s.io/provisioner-secret-namespace and its kin, the
+// in-tree provisioners' secretNamespace), whose Secret the CSI
+// provisioner and the kubelet read and hand to the driver, which then
+// provisions or mounts the tenant's volumes with another tenant's or the
+// platform's storage credentials; and an IngressClass's parameters, which
+// its controller reads.
+func classNamespaces(t *v1alpha1.Tenant, obj runtime.Object, tenants Tenants) field.ErrorList {
+	ours := func(ns string) bool {
+		o := tenants.ForNamespace(ns)
+		return o != nil && o.Name == t.Name
+	}
+	var errs field.ErrorList
+	switch o := obj.(type) {
+	case *storagev1.StorageClass:
+		for _, key := range slices.Sorted(maps.Keys(o.Parameters)) {
+			ns := o.Parameters[key]
+			if !strings.Contains(strings.ToLower(strings.ReplaceAll(key, "-", "")), "secretnamespace") || ns == pvcNamespace || ours(ns) {
+				continue
+			}
+			errs = append(errs, notSupported(ruleClusterScoped, field.NewPath("parameters").Key(key), ns,
+				"tenant "+t.Name+"'s approved StorageClass may name Secrets of its own namespaces only", append([]string{pvcNamespace}, namespacesOf(t)...)))
+		}
+	case *networkingv1.IngressClass:
+		if p := o.Spec.Parameters; p != nil && p.Namespace != nil && !ours(*p.Namespace) {
+			errs = append(errs, notSupported(ruleClusterScoped, field.NewPath("spec", "parameters", "namespace"), *p.Namespace,
+				"tenant "+t.Name+"'s approved IngressClass may name parameters of its own namespaces only", namespacesOf(t)))
+		}
+	}
+	return errs
 }
 
 // The annotations marking the cluster's default StorageClass, GA and beta.

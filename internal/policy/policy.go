@@ -86,7 +86,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	owner := tenants.ForNamespace(req.Namespace)
 	who := identify(req.User, tenants, req.Platform, nameOf(owner))
 	if req.Namespace == "" {
-		return clusterScoped(who, req)
+		return clusterScoped(who, req, tenants)
 	}
 	if owner == nil {
 		if claimant := tenants.Claimant(req.Namespace); claimant != "" && !who.platform {
