@@ -124,7 +124,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
 	}
 	server := mgr.GetWebhookServer()
-	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{index: index, shared: shared, platform: opts.Platform, recorder: mgr.GetEventRecorder("landlord-webhook"), creates: newSelfServiceCreates()}}})
+	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{index: index, shared: shared, platform: opts.Platform, events: newDenialEvents(mgr.GetEventRecorder("landlord-webhook"), denialWindow), creates: newSelfServiceCreates()}}})
 	server.Register(MutatePath, &webhook.Admission{Handler: timed{"mutate", &mutator{index: index}}})
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -46,7 +45,7 @@ type validator struct {
 	index    *Index
 	shared   *sharedCache
 	platform policy.Platform
-	recorder events.EventRecorder
+	events   *denialEvents
 	// creates judges namespace creations with exact self-service counts.
 	creates *selfServiceCreates
 }
@@ -136,13 +135,13 @@ func (v *validator) record(req admission.Request, tenants tenancy.Resolver, rule
 	name := ""
 	if requester != nil {
 		name = requester.Name
-		v.recorder.Eventf(requester, written, corev1.EventTypeWarning, rule, "Denied", "%s was denied: %s", req.UserInfo.Username, message)
+		v.events.record(requester, written, rule, "Denied", fmt.Sprintf("%s was denied: %s", req.UserInfo.Username, message))
 	}
 	denials.WithLabelValues(name, rule).Inc()
 	if target != nil && (requester == nil || requester.Name != target.Name) {
 		targeted.WithLabelValues(target.Name, rule).Inc()
-		v.recorder.Eventf(target, written, corev1.EventTypeWarning, "Targeted", rule,
-			"%s, acting for %s, was denied: %s", req.UserInfo.Username, tenantName(requester), message)
+		v.events.record(target, written, "Targeted", rule,
+			fmt.Sprintf("%s, acting for %s, was denied: %s", req.UserInfo.Username, tenantName(requester), message))
 	}
 }
 
