@@ -45,9 +45,10 @@ var embeddings = func() []Embedding {
 		{Shape: ClaimSpec, In: On{Shape: PodSpec}, At: "volumes[0].ephemeral.volumeClaimTemplate.spec", Frame: ephemeralVolume},
 		{Shape: TemplateMeta, In: on(gkStatefulSet), At: "spec.volumeClaimTemplates[0].metadata"},
 		{Shape: TemplateMeta, In: on(gkCronJob), At: "spec.jobTemplate.metadata"},
-		{Shape: TemplateMeta, In: on(gkCronJob), At: "spec.jobTemplate.spec.template.metadata"},
 		{Shape: TemplateMeta, In: On{Shape: PodSpec}, At: "volumes[0].ephemeral.volumeClaimTemplate.metadata", Frame: ephemeralVolume},
-		{Shape: PodSpec, In: on(gkCronJob), At: "spec.jobTemplate.spec.template.spec"},
+		{Shape: PodTemplate, In: on(gkCronJob), At: "spec.jobTemplate.spec.template"},
+		{Shape: PodSpec, In: On{Shape: PodTemplate}, At: "spec"},
+		{Shape: TemplateMeta, In: On{Shape: PodTemplate}, At: "metadata"},
 		{Shape: Container, In: On{Shape: PodSpec}, At: "containers[0]"},
 		{Shape: Container, In: On{Shape: PodSpec}, At: "initContainers[0]", Frame: `{"initContainers":[{"name":"init","image":"$IMAGE:1"}]}`},
 		{Shape: Container, In: On{Shape: PodSpec}, At: "ephemeralContainers[0]", Frame: `{"ephemeralContainers":[{"name":"debug","image":"$IMAGE:1"}]}`},
@@ -56,9 +57,7 @@ var embeddings = func() []Embedding {
 	}
 	// Every kind with a pod template holds it at spec.template.
 	for _, gk := range []schema.GroupKind{gkReplicationController, gkDeployment, gkStatefulSet, gkDaemonSet, gkReplicaSet, gkJob} {
-		out = append(out,
-			Embedding{Shape: PodSpec, In: on(gk), At: "spec.template.spec"},
-			Embedding{Shape: TemplateMeta, In: on(gk), At: "spec.template.metadata"})
+		out = append(out, Embedding{Shape: PodTemplate, In: on(gk), At: "spec.template"})
 	}
 	for _, kind := range []string{"podAffinity", "podAntiAffinity"} {
 		out = append(out,

@@ -62,6 +62,7 @@ const objectMetaDef = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 var (
 	ObjectMeta       = &Shape{"ObjectMeta", []string{objectMetaDef}, "an object's own metadata, in every kind"}
 	TemplateMeta     = &Shape{"TemplateMeta", []string{objectMetaDef}, "the metadata of a pod, job or claim template"}
+	PodTemplate      = &Shape{"PodTemplateSpec", []string{"io.k8s.api.core.v1.PodTemplateSpec"}, "a workload's pod template: the metadata and spec of the pods its controller makes"}
 	PodSpec          = &Shape{"PodSpec", []string{"io.k8s.api.core.v1.PodSpec"}, "a pod's spec, and every pod template's"}
 	Container        = &Shape{"Container", []string{"io.k8s.api.core.v1.Container", "io.k8s.api.core.v1.EphemeralContainer"}, "a pod's containers, init containers and ephemeral containers"}
 	HTTPGet          = &Shape{"HTTPGetAction", []string{"io.k8s.api.core.v1.HTTPGetAction"}, "a probe's or lifecycle hook's HTTP request, which the kubelet sends"}
@@ -73,7 +74,7 @@ var (
 )
 
 // Shapes lists every shape, in the table's order.
-var Shapes = []*Shape{ObjectMeta, TemplateMeta, PodSpec, Container, HTTPGet, TCPSocket, GRPC, NodeSelectorTerm, PodAffinityTerm, ClaimSpec}
+var Shapes = []*Shape{ObjectMeta, TemplateMeta, PodTemplate, PodSpec, Container, HTTPGet, TCPSocket, GRPC, NodeSelectorTerm, PodAffinityTerm, ClaimSpec}
 
 // Embedding places a shape: In's objects hold it at At, a path with [0]
 // for a list's first item. Frame, a JSON merge patch at In's root, makes

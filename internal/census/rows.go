@@ -46,6 +46,7 @@ func placed(r Row) Row {
 var (
 	meta     = On{Shape: ObjectMeta}
 	tmeta    = On{Shape: TemplateMeta}
+	podTmpl  = On{Shape: PodTemplate}
 	pod      = On{Shape: PodSpec}
 	ctr      = On{Shape: Container}
 	claim    = On{Shape: ClaimSpec}
@@ -61,7 +62,7 @@ var Rows = []Row{
 	safe(meta, "generateName", "a prefix of the object's own name", "names the object itself, in its own namespace"),
 	rule(meta, "labels", "Landlord's managed-by mark, which the controller, the guard and audit trust", "LL010",
 		`{"labels":{"app.kubernetes.io/managed-by":"landlord"}}`, `{"labels":{"app.kubernetes.io/name":"census"}}`),
-	open(meta, "annotations", "keys other components read from tenants' objects", "no rule judges annotation keys but those the rows on Ingress, Secret, Namespace and the approved classes name: on pods and pod templates node autoscalers trust `cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\"` and `karpenter.sh/do-not-disrupt: \"true\"`, which keep a node from being drained or replaced as LL023 keeps PodDisruptionBudgets from it"),
+	open(meta, "annotations", "keys other components read from tenants' objects", "no rule judges annotation keys but those the rows on Pod, PodTemplateSpec, Ingress, Secret, Namespace and the approved classes name: a controller the platform runs may trust others, external-dns for one, where it runs, publishing DNS records for the names a Service's `external-dns.alpha.kubernetes.io/hostname` lists, which LL022 judges only in an Ingress's rules"),
 	safe(meta, "finalizers", "controllers that must act before the object goes", "holds the tenant's own object, and with it the deletion of the tenant's own namespace, which the platform clears by removing the finalizer; namespaces' own finalizers are LL025's"),
 	open(whole(meta), "ownerReferences", "an owner in the object's namespace or a cluster-scoped one, by UID", "the garbage collector deletes only the tenant's own object when its owner goes, but `blockOwnerDeletion` makes a foreground deletion of a cluster-scoped owner whose UID the tenant knows (its own Namespace or Tenant, which it may read) wait on an object the tenant holds with a finalizer; the OwnerReferencesPermissionEnforcement admission plugin, off by default, would ask for update on the owner's finalizers"),
 
@@ -227,6 +228,13 @@ var Rows = []Row{
 	safe(on(gkService), "spec.publishNotReadyAddresses", "endpoints of pods not ready", "its own pods'"),
 	safe(whole(on(gkService)), "spec.sessionAffinityConfig", "client affinity by address", "how its own endpoints are chosen"),
 
+	rule(on(gkPod), "metadata.annotations{cluster-autoscaler.kubernetes.io/safe-to-evict}", "the pod's node, which the cluster autoscaler never scales down while it says false", "LL023",
+		`{"metadata":{"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}}}`, `{"metadata":{"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"true"}}}`),
+	rule(on(gkPod), "metadata.annotations{karpenter.sh/do-not-disrupt}", "the pod's node, which Karpenter never consolidates or replaces while it says true", "LL023",
+		`{"metadata":{"annotations":{"karpenter.sh/do-not-disrupt":"true"}}}`, `{"metadata":{"annotations":{"karpenter.sh/do-not-disrupt":"false"}}}`),
+	rule(on(gkPod), "metadata.annotations{karpenter.sh/do-not-evict}", "the pod's node, as `karpenter.sh/do-not-disrupt`, for Karpenter before v1", "LL023",
+		`{"metadata":{"annotations":{"karpenter.sh/do-not-evict":"true"}}}`, `{"metadata":{"annotations":{"karpenter.sh/do-not-evict":"false"}}}`),
+
 	safe(on(gkStatefulSet), "spec.serviceName", "the governing Service", local),
 	safe(whole(on(gkStatefulSet)), "spec.volumeClaimTemplates[].status", "the status of claims it makes", "the controller makes claims from the template's spec; status there is ignored"),
 	safe(on(gkStatefulSet), "spec.selector", "its pods", ownSelector),
@@ -304,6 +312,14 @@ var Rows = []Row{
 	safe(whole(on(gkHPA)), "spec.metrics[].pods", "pods whose metric it reads", ownSelector),
 	open(whole(on(gkHPA)), "spec.metrics[].external", "an external metric, by name and selector", "external metrics are the metrics adapter's to confine: most adapters answer a namespace's request with series of any namespace or none, so the HPA's status shows values that other tenants' queues or services report"),
 	safe(whole(on(gkLSAR)), "spec", "a user, groups and an action to ask about", "a question, persisted nowhere, about the review's own namespace: the API server refuses a resourceAttributes.namespace other than the review's and non-resource attributes"),
+
+	// Pod templates: what a workload's controller makes its pods from.
+	rule(podTmpl, "metadata.annotations{cluster-autoscaler.kubernetes.io/safe-to-evict}", "the nodes of the pods made, which the cluster autoscaler never scales down while it says false", "LL023",
+		`{"metadata":{"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false"}}}`, `{"metadata":{"annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"true"}}}`),
+	rule(podTmpl, "metadata.annotations{karpenter.sh/do-not-disrupt}", "the nodes of the pods made, which Karpenter never consolidates or replaces while it says true", "LL023",
+		`{"metadata":{"annotations":{"karpenter.sh/do-not-disrupt":"true"}}}`, `{"metadata":{"annotations":{"karpenter.sh/do-not-disrupt":"false"}}}`),
+	rule(podTmpl, "metadata.annotations{karpenter.sh/do-not-evict}", "the nodes of the pods made, as `karpenter.sh/do-not-disrupt`, for Karpenter before v1", "LL023",
+		`{"metadata":{"annotations":{"karpenter.sh/do-not-evict":"true"}}}`, `{"metadata":{"annotations":{"karpenter.sh/do-not-evict":"false"}}}`),
 
 	// Pod specs, wherever they sit (Embeddings).
 	rule(pod, "serviceAccountName", "the identity the pod runs as", "LL012", `{"serviceAccountName":"$RECONCILER"}`, `{"serviceAccountName":"app"}`),
@@ -452,7 +468,7 @@ var Rows = []Row{
 	safe(tmeta, "namespace", "a namespace in a template", "ignored: controllers make pods and claims in their own namespace"),
 	safe(tmeta, "generateName", "a name prefix in a template", "ignored or within the controller's own namespace"),
 	safe(tmeta, "labels", "the labels of the pods or claims made", "Landlord makes no pods or claims, so its mark means nothing there; other tenants' NetworkPolicies select pods by namespace labels, which are the platform's (LL009, LL025)"),
-	open(tmeta, "annotations", "the annotations of the pods or claims made", "as ObjectMeta `annotations`: node autoscalers trust keys on pods that keep their node"),
+	open(tmeta, "annotations", "the annotations of the pods or claims made", "as ObjectMeta `annotations`; the keys node autoscalers trust on pods are PodTemplateSpec's rows (LL023)"),
 	safe(tmeta, "finalizers", "finalizers of the pods or claims made", "as ObjectMeta `finalizers`: the tenant's own objects"),
 	safe(whole(tmeta), "ownerReferences", "owners of the pods or claims made", "controllers set their own owner references on what they make"),
 }

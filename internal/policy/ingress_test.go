@@ -5,6 +5,8 @@ import (
 	"maps"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -36,8 +38,8 @@ func newBudget(minAvailable, maxUnavailable *intstr.IntOrString) *policyv1.PodDi
 
 func quantity(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
 
-// ingressCases are LL021, LL022 and LL023, and LL011's anonymous user;
-// they join testCases.
+// ingressCases are LL021, LL022 and LL023 (budgets and the pod annotations
+// node autoscalers read), and LL011's anonymous user; they join testCases.
 var ingressCases = map[string]testCase{
 	// LL021
 	"external name service":               {req: create(reconciler, "apps", newService(corev1.ServiceTypeExternalName)), want: "LL021"},
@@ -76,6 +78,16 @@ var ingressCases = map[string]testCase{
 	"budget allowing one eviction":    {req: create(reconciler, "apps", newBudget(nil, quantity("1")))},
 	"budget keeping most pods":        {req: create(reconciler, "apps", newBudget(quantity("80%"), nil))},
 	"budget keeping a number of pods": {req: create(reconciler, "apps", newBudget(quantity("2"), nil))},
+	// LL023: pod annotations node autoscalers read as never evict.
+	"pod not safe to evict":               {req: create(owner, "apps", withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"})), want: "LL023"},
+	"pod safe to evict":                   {req: create(owner, "apps", withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}))},
+	"deployment's pods not to disrupt":    {req: create(reconciler, "apps", withTemplateAnnotations(newDeployment("app", false), map[string]string{"karpenter.sh/do-not-disrupt": "true"})), want: "LL023"},
+	"deployment's pods free to disrupt":   {req: create(reconciler, "apps", withTemplateAnnotations(newDeployment("app", false), map[string]string{"karpenter.sh/do-not-disrupt": "false", "prometheus.io/scrape": "true"}))},
+	"cron job's pods not to evict":        {req: create(reconciler, "apps", withJobTemplateAnnotations(newCronJob("app"), map[string]string{"karpenter.sh/do-not-evict": "true"})), want: "LL023"},
+	"cron job's pods of other annotation": {req: create(reconciler, "apps", withJobTemplateAnnotations(newCronJob("app"), map[string]string{"karpenter.sh/capacity-type": "spot"}))},
+	"pod keeping the mark it had": {req: update(owner, "apps",
+		withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}),
+		withLabels(withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}), map[string]string{"team": "dev"}))},
 
 	// LL011: whoever sends no credentials is nobody's.
 	"binding the anonymous user":    {req: create(owner, "apps", newRoleBinding("ClusterRole", "view", rbacv1.Subject{Kind: rbacv1.UserKind, Name: "system:anonymous"})), want: "LL011"},
@@ -86,6 +98,18 @@ var ingressCases = map[string]testCase{
 func withAnnotations[T interface{ SetAnnotations(map[string]string) }](obj T, annotations map[string]string) T {
 	obj.SetAnnotations(annotations)
 	return obj
+}
+
+// withTemplateAnnotations sets the annotations of a Deployment's pods.
+func withTemplateAnnotations(d *appsv1.Deployment, annotations map[string]string) *appsv1.Deployment {
+	d.Spec.Template.Annotations = annotations
+	return d
+}
+
+// withJobTemplateAnnotations sets the annotations of a CronJob's pods.
+func withJobTemplateAnnotations(c *batchv1.CronJob, annotations map[string]string) *batchv1.CronJob {
+	c.Spec.JobTemplate.Spec.Template.Annotations = annotations
+	return c
 }
 
 func init() { maps.Copy(testCases, ingressCases) }

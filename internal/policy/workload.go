@@ -11,29 +11,35 @@ import (
 // workloadContent applies the rules on pods and pod templates; ok is false
 // for other kinds.
 func workloadContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
-	template := field.NewPath("spec", "template", "spec")
+	template := field.NewPath("spec", "template")
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return podSpec(&o.Spec, field.NewPath("spec"), s), true
+		return append(podSpec(&o.Spec, field.NewPath("spec"), s), evictionAnnotations(o.Annotations, field.NewPath("metadata", "annotations"))...), true
 	case *corev1.ReplicationController:
 		if o.Spec.Template == nil {
 			return nil, true
 		}
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return podTemplate(o.Spec.Template, template, s), true
 	case *appsv1.Deployment:
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return podTemplate(&o.Spec.Template, template, s), true
 	case *appsv1.StatefulSet:
-		return append(podSpec(&o.Spec.Template.Spec, template, s), claimTemplates(o.Spec.VolumeClaimTemplates, field.NewPath("spec", "volumeClaimTemplates"), s)...), true
+		return append(podTemplate(&o.Spec.Template, template, s), claimTemplates(o.Spec.VolumeClaimTemplates, field.NewPath("spec", "volumeClaimTemplates"), s)...), true
 	case *appsv1.DaemonSet:
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return podTemplate(&o.Spec.Template, template, s), true
 	case *appsv1.ReplicaSet:
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return podTemplate(&o.Spec.Template, template, s), true
 	case *batchv1.Job:
-		return podSpec(&o.Spec.Template.Spec, template, s), true
+		return podTemplate(&o.Spec.Template, template, s), true
 	case *batchv1.CronJob:
-		return podSpec(&o.Spec.JobTemplate.Spec.Template.Spec, field.NewPath("spec", "jobTemplate", "spec", "template", "spec"), s), true
+		return podTemplate(&o.Spec.JobTemplate.Spec.Template, field.NewPath("spec", "jobTemplate", "spec", "template"), s), true
 	}
 	return nil, false
+}
+
+// podTemplate is the rules on a pod template at p: its spec's, and LL023
+// on the annotations its pods get.
+func podTemplate(t *corev1.PodTemplateSpec, p *field.Path, s scope) field.ErrorList {
+	return append(podSpec(&t.Spec, p.Child("spec"), s), evictionAnnotations(t.Annotations, p.Child("metadata", "annotations"))...)
 }
 
 // podSpec is rules LL012, LL016, LL019 and LL020.
