@@ -11,24 +11,100 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
-// quotaUsed reads what each of the tenant's ResourceQuotas reports in use,
-// by namespace, for the render to share a tenant-wide quota out.
-func (r *TenantReconciler) quotaUsed(ctx context.Context, tenant *v1alpha1.Tenant) (map[string]corev1.ResourceList, error) {
+// quotaSeen reads each of the tenant's tenant-wide ResourceQuotas, by
+// namespace: the render shares the tenant's limits out by what they
+// report in use, and lowerQuotas writes against the same versions.
+func (r *TenantReconciler) quotaSeen(ctx context.Context, tenant *v1alpha1.Tenant) (map[string]*corev1.ResourceQuota, error) {
 	list := &corev1.ResourceQuotaList{}
 	if err := r.List(ctx, list, client.MatchingFields{tenantIndex: tenant.Name},
 		client.MatchingLabels{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}); err != nil {
 		return nil, fmt.Errorf("listing the tenant's quotas: %w", err)
 	}
-	used := map[string]corev1.ResourceList{}
-	for _, q := range list.Items {
+	seen := map[string]*corev1.ResourceQuota{}
+	for i, q := range list.Items {
 		if q.Name == render.QuotaName {
-			used[q.Namespace] = q.Status.Used
+			seen[q.Namespace] = &list.Items[i]
 		}
 	}
-	return used, nil
+	return seen, nil
+}
+
+// quotaUsed is what each quota seen reports in use.
+func quotaUsed(seen map[string]*corev1.ResourceQuota) map[string]corev1.ResourceList {
+	used := make(map[string]corev1.ResourceList, len(seen))
+	for ns, q := range seen {
+		used[ns] = q.Status.Used
+	}
+	return used
+}
+
+// lowerQuotas writes, before anything else, each limit of a tenant-wide
+// quota that the render lowers, the others held where they are, each
+// write guarded by the resourceVersion whose use the render shared out: a
+// create admitted since makes it a conflict, and the pass is retried on
+// fresh use. Kubernetes' quota admission checks status.hard, which the
+// quota controller copies from spec.hard in its own time, so while a
+// lowered limit has not reached status no limit rises: the render's
+// quotas are held at what each namespace has, and the status update wakes
+// the next pass. The namespaces' limits then never add up to more than
+// the tenant's, not even between two writes, and none falls below what
+// its namespace holds.
+func (r *TenantReconciler) lowerQuotas(ctx context.Context, objects []client.Object, seen map[string]*corev1.ResourceQuota) error {
+	var rendered []*corev1.ResourceQuota
+	lowering := false
+	for _, obj := range objects {
+		desired, ok := obj.(*corev1.ResourceQuota)
+		if !ok || desired.Name != render.QuotaName || seen[desired.Namespace] == nil {
+			continue // a new namespace's quota is created with the rest
+		}
+		rendered = append(rendered, desired)
+		have := seen[desired.Namespace]
+		lowering = lowering || lowerInStatus(have)
+		lower, lowers := desired.DeepCopy(), false
+		for name, want := range desired.Spec.Hard {
+			held, ok := have.Spec.Hard[name]
+			switch {
+			case ok && held.Cmp(want) < 0:
+				lower.Spec.Hard[name] = held
+			case !ok || held.Cmp(want) > 0:
+				lowers = true
+			}
+		}
+		if !lowers {
+			continue
+		}
+		lowering = true
+		lower.ResourceVersion = have.ResourceVersion
+		if err := apply.Objects(ctx, r.Client, FieldOwner, lower); err != nil {
+			return fmt.Errorf("lowering the quota of %s before raising others': %w", desired.Namespace, err)
+		}
+	}
+	if !lowering {
+		return nil
+	}
+	for _, desired := range rendered {
+		for name, want := range desired.Spec.Hard {
+			if held, ok := seen[desired.Namespace].Spec.Hard[name]; ok && held.Cmp(want) < 0 {
+				desired.Spec.Hard[name] = held
+			}
+		}
+	}
+	return nil
+}
+
+// lowerInStatus reports a limit of q's spec that its status, which quota
+// admission checks, still holds higher or not at all.
+func lowerInStatus(q *corev1.ResourceQuota) bool {
+	for name, want := range q.Spec.Hard {
+		if held, ok := q.Status.Hard[name]; !ok || held.Cmp(want) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // quotaStatus sums a tenant-wide quota's use over the namespaces the
@@ -52,7 +128,8 @@ func quotaStatus(tenant *v1alpha1.Tenant, h render.Holdings) *v1alpha1.QuotaStat
 }
 
 // tenantQuotaUse passes a change in what a tenant-wide quota's namespace
-// uses: the tenant's limits are shared out again.
+// uses, so the tenant's limits are shared out again, or in the limits
+// quota admission checks, which a lowered limit waits for.
 var tenantQuotaUse = predicate.Funcs{
 	CreateFunc: func(event.CreateEvent) bool { return false },
 	DeleteFunc: func(event.DeleteEvent) bool { return false },
@@ -60,7 +137,7 @@ var tenantQuotaUse = predicate.Funcs{
 		old, ok := e.ObjectOld.(*corev1.ResourceQuota)
 		updated, _ := e.ObjectNew.(*corev1.ResourceQuota)
 		return ok && updated != nil && updated.Labels[render.QuotaScopeLabel] == string(v1alpha1.QuotaScopeTenant) &&
-			!equality.Semantic.DeepEqual(old.Status.Used, updated.Status.Used)
+			!equality.Semantic.DeepEqual(old.Status, updated.Status)
 	},
 	GenericFunc: func(event.GenericEvent) bool { return false },
 }

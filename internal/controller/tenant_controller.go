@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -109,10 +110,12 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		return r.fail(tenant, "NamespaceError", err)
 	}
 	holdings := claims.holdings()
+	var quotas map[string]*corev1.ResourceQuota
 	if desired.Spec.Quota.TenantWide() {
-		if holdings.QuotaUsed, err = r.quotaUsed(ctx, desired); err != nil {
+		if quotas, err = r.quotaSeen(ctx, desired); err != nil {
 			return r.fail(tenant, "QuotaError", err)
 		}
+		holdings.QuotaUsed = quotaUsed(quotas)
 	}
 	if holdings.Stamps, err = r.stamps(ctx, desired); err != nil {
 		return r.fail(tenant, "TenantResourceError", err)
@@ -132,6 +135,9 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	}
 	if err := r.ensureTemplatesNamespace(ctx, objects); err != nil {
 		return r.fail(tenant, "NamespaceError", err)
+	}
+	if err := r.lowerQuotas(ctx, objects, quotas); err != nil {
+		return r.fail(tenant, "QuotaError", err)
 	}
 	foreign, err := r.convergeAll(ctx, desired, holdings, objects)
 	if err != nil {
