@@ -9,13 +9,14 @@ import (
 )
 
 // ruleIngress is rule LL022, declared here beside it and listed in Rules.
-var ruleIngress = Rule{"LL022", "ingress", "an Ingress answers for a hostname to everyone who resolves it: a tenant serves only the classes and hostnames the Tenant allows, never a hostname another tenant's or the platform's Ingress holds, and never every hostname at once"}
+var ruleIngress = Rule{"LL022", "ingress", "an Ingress answers for a hostname to everyone who resolves it: a tenant serves only the classes and hostnames the Tenant allows, never a hostname another tenant's or the platform's Ingress holds, and never every hostname at once; and the ingress controller, which serves every tenant, takes from its annotations no configuration of its own and no object or Service of another tenant's"}
 
 // legacyIngressClass is the annotation ingress controllers still read
 // when spec.ingressClassName is unset.
 const legacyIngressClass = "kubernetes.io/ingress.class"
 
-// ingress is rule LL022.
+// ingress is rule LL022: its class, its default backend, its hostnames,
+// and the annotations ingress-nginx trusts.
 func ingress(ing *networkingv1.Ingress, s scope) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
@@ -28,6 +29,7 @@ func ingress(ing *networkingv1.Ingress, s scope) field.ErrorList {
 	if ing.Spec.DefaultBackend != nil {
 		errs = append(errs, forbidden(ruleIngress, spec.Child("defaultBackend"), "a default backend answers for every hostname no Ingress names; allowed: unset, rules with a host"))
 	}
+	errs = append(errs, nginxAnnotations(ing.Annotations, s)...)
 	for i, r := range ing.Spec.Rules {
 		errs = append(errs, hostname(r.Host, spec.Child("rules").Index(i).Child("host"), s)...)
 	}

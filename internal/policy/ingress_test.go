@@ -71,6 +71,27 @@ var ingressCases = map[string]testCase{
 	"ingress of a class not listed":    {req: withShared(create(reconciler, "apps", withClass(newIngress("web.dev.example.com"), "public-edge"))), allow: devHosts, want: "LL022"},
 	"ingress of a class by annotation": {req: withShared(create(reconciler, "apps", withAnnotations(newIngress("web.dev.example.com"), map[string]string{legacyIngressClass: "public-edge"}))), allow: devHosts, want: "LL022"},
 
+	// LL022: the annotations ingress-nginx trusts.
+	"ingress with a configuration snippet":        {req: nginx(map[string]string{"configuration-snippet": `more_set_headers "X: y";`}), allow: devHosts, want: "LL022"},
+	"ingress with a server snippet":               {req: nginx(map[string]string{"server-snippet": "location /x { return 200; }"}), allow: devHosts, want: "LL022"},
+	"ingress with the controller's other options": {req: nginx(map[string]string{"proxy-body-size": "8m", "rewrite-target": "/$2", "whitelist-source-range": "10.0.0.0/8", "default-backend": "errors"}), allow: devHosts},
+	"ingress with client CAs of another tenant":   {req: nginx(map[string]string{"auth-tls-secret": "ops/client-ca"}), allow: devHosts, want: "LL022"},
+	"ingress with client CAs of its other one":    {req: nginx(map[string]string{"auth-tls-secret": "apps-jobs/client-ca"}), allow: devHosts},
+	"ingress with passwords of the platform":      {req: nginx(map[string]string{"auth-secret": "kube-system/htpasswd"}), allow: devHosts, want: "LL022"},
+	"ingress with passwords by name":              {req: nginx(map[string]string{"auth-secret": "htpasswd"}), allow: devHosts},
+	"ingress with headers of another tenant":      {req: nginx(map[string]string{"custom-headers": "ops/headers", "proxy-ssl-secret": "apps/backend-tls"}), allow: devHosts, want: "LL022"},
+	"ingress authenticating at another's service": {req: nginx(map[string]string{"auth-url": "http://auth.ops.svc.cluster.local/verify"}), allow: devHosts, want: "LL022"},
+	"ingress authenticating at its own service":   {req: nginx(map[string]string{"auth-url": "http://auth.apps-jobs.svc.cluster.local:8080/verify"}), allow: devHosts},
+	"ingress authenticating outside the cluster":  {req: nginx(map[string]string{"auth-url": "https://auth.example.com/oauth2/auth", "auth-signin": "https://$host/oauth2/start?rd=$escaped_request_uri"}), allow: devHosts},
+	"ingress authenticating at an address":        {req: nginx(map[string]string{"auth-url": "http://169.254.169.254/latest/meta-data"}), allow: devHosts, want: "LL022"},
+	"ingress authenticating at the controller":    {req: nginx(map[string]string{"auth-url": "http://localhost:10246/configuration"}), allow: devHosts, want: "LL022"},
+	"ingress authenticating where clients say":    {req: nginx(map[string]string{"auth-url": "http://$http_x_target/verify"}), allow: devHosts, want: "LL022"},
+	"ingress signing in at another's service":     {req: nginx(map[string]string{"auth-signin": "http://login.ops.svc/start"}), allow: devHosts, want: "LL022"},
+	"ingress mirroring to another's service":      {req: nginx(map[string]string{"mirror-target": "http://sink.ops.svc.cluster.local$request_uri"}), allow: devHosts, want: "LL022"},
+	"ingress mirroring outside the cluster":       {req: nginx(map[string]string{"mirror-target": "https://mirror.example.com$request_uri"}), allow: devHosts},
+	"ingress aliased to another tenant's host":    {req: nginx(map[string]string{"server-alias": "www.dev.example.com, shop.example.com"}), allow: devHosts, want: "LL022"},
+	"ingress aliased within its hostnames":        {req: nginx(map[string]string{"server-alias": "www.dev.example.com,api.example.com"}), allow: devHosts},
+
 	// LL023
 	"budget allowing no eviction":     {req: create(reconciler, "apps", newBudget(nil, quantity("0"))), want: "LL023"},
 	"budget allowing 0% unavailable":  {req: create(reconciler, "apps", newBudget(nil, quantity("0%"))), want: "LL023"},
@@ -98,6 +119,16 @@ var ingressCases = map[string]testCase{
 func withAnnotations[T interface{ SetAnnotations(map[string]string) }](obj T, annotations map[string]string) T {
 	obj.SetAnnotations(annotations)
 	return obj
+}
+
+// nginx is an Ingress of dev-team's with ingress-nginx's annotations, by
+// name without the prefix, judged with the fake cluster's Ingresses.
+func nginx(annotations map[string]string) Request {
+	prefixed := map[string]string{}
+	for k, v := range annotations {
+		prefixed[nginxPrefix+k] = v
+	}
+	return withShared(create(reconciler, "apps", withAnnotations(newIngress("web.dev.example.com"), prefixed)))
 }
 
 // withTemplateAnnotations sets the annotations of a Deployment's pods.
@@ -143,6 +174,38 @@ func TestMatchHostname(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := matchHostname(tc.pattern, tc.host); got != tc.want {
 				t.Fatalf("matchHostname(%q, %q) = %v, want %v", tc.pattern, tc.host, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClusterURL(t *testing.T) {
+	s := scope{ns: "apps", tenant: testTenants.tenants[0], tenants: testTenants}
+	for url, want := range map[string]bool{
+		"https://auth.example.com/oauth2/auth":              false,
+		"https://user:pw@auth.example.com:8443/x?y=1":       false,
+		"https://$host/oauth2/auth":                         false,
+		"https://${host}/oauth2/auth":                       false,
+		"https://mirror.example.com$request_uri":            false,
+		"http://auth.apps.svc/verify":                       false,
+		"http://auth.apps-jobs.svc.cluster.local./verify":   false,
+		"http://pod-0.auth.apps.svc.cluster.local/verify":   false,
+		"http://auth.ops.svc.cluster.local/verify":          true,
+		"http://AUTH.OPS.SVC/verify":                        true,
+		"http://pod-0.auth.ops.svc.example.internal/verify": true,
+		"http://auth.kube-system.svc:8080":                  true,
+		"http://10.96.0.10/verify":                          true,
+		"http://[fd00::1]:8080/verify":                      true,
+		"http://127.1/verify":                               true,
+		"http://0x7f.1/verify":                              true,
+		"http://localhost/verify":                           true,
+		"http://auth:8080/verify":                           true,
+		"http://$http_x_target/verify":                      true,
+		"http://${arg_to}/verify":                           true,
+	} {
+		t.Run(url, func(t *testing.T) {
+			if got := clusterURL(url, s); (got != "") != want {
+				t.Fatalf("clusterURL(%q) = %q, want refused %v", url, got, want)
 			}
 		})
 	}
