@@ -3,9 +3,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -19,6 +21,10 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// cobra adds its completion command, a group too, when it executes; added
+	// here, after SetOut, since its scripts go to the output set when it is.
+	root.InitDefaultCompletionCmd(args...)
+	requireKnownSubcommands(root)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
@@ -37,5 +43,45 @@ func NewRootCommand() *cobra.Command {
 	kube := newKubeFlags()
 	kube.AddFlags(root.PersistentFlags())
 	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube), newSecretCommand(kube), newInstallCommand(kube), newAuditCommand(kube), newLintCommand(runLint), newDashboardCommand(kube, runDashboard), newVersionCommand())
+	requireKnownSubcommands(root)
 	return root
+}
+
+// requireKnownSubcommands makes every command with subcommands refuse an
+// argument that names none of them, suggesting the closest, as cobra does for
+// the root only: elsewhere it prints the group's help and succeeds, so a typo
+// in a script (landlord tenant lst) would pass. Run alone, a group still
+// prints its help, as kubectl's do.
+func requireKnownSubcommands(cmd *cobra.Command) {
+	if cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		cmd.Args = knownSubcommand
+		// ValidateArgs runs only for a command that runs.
+		cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		// cobra's default for the root's suggestions, which SuggestionsFor
+		// does not apply itself.
+		cmd.SuggestionsMinimumDistance = 2
+		if cmd.ValidArgsFunction == nil {
+			cmd.ValidArgsFunction = cobra.NoFileCompletions
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		requireKnownSubcommands(sub)
+	}
+}
+
+// knownSubcommand refuses any argument to a group, in the words cobra uses
+// for an unknown command at the root.
+func knownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "unknown command %q for %q", args[0], cmd.CommandPath())
+	if suggestions := cmd.SuggestionsFor(args[0]); len(suggestions) > 0 {
+		msg.WriteString("\n\nDid you mean this?\n")
+		for _, s := range suggestions {
+			fmt.Fprintf(&msg, "\t%s\n", s)
+		}
+	}
+	return errors.New(msg.String())
 }
