@@ -33,11 +33,11 @@ const (
 // accounts and namespaces climb out (../), are absolute, hold NUL or are
 // too long, symlinks out of the fleet, and DIR itself planted with
 // symlinks out and in loops. Import must not panic, must return within
-// importBound of its deadline, must create or change nothing outside DIR,
-// must reveal nothing of the files outside the fleet, and must write each
-// Tenant to DIR/<fleet directory>/<name>.yaml under a DNS subdomain name;
-// a fleet with a tenant whose name is not one gets nothing written and an
-// error naming that name.
+// importGrace of its deadline leaving no build running, must create or
+// change nothing outside DIR, must reveal nothing of the files outside the
+// fleet, and must write each Tenant to DIR/<fleet directory>/<name>.yaml
+// under a DNS subdomain name; a fleet with a tenant whose name is not one
+// gets nothing written and an error naming that name.
 func FuzzImport(f *testing.F) {
 	for _, s := range hostilerepo.Seeds {
 		f.Add(s.Program)
@@ -93,6 +93,9 @@ func FuzzImport(f *testing.F) {
 		t.Logf("tenants %q, badly named %q: %v", want, bad, err)
 		if err != nil && strings.HasPrefix(err.Error(), "panic: ") {
 			t.Fatalf("tenant import panicked: %v", err)
+		}
+		if left := hostilerepo.StillRunning(importGrace, "github.com/landlord-dev/landlord/internal/lint", "sigs.k8s.io/kustomize"); left != "" {
+			t.Fatalf("tenant import returned (%v), yet its work still runs %v later:\n%s", err, importGrace, left)
 		}
 
 		after := hostilerepo.Snapshot(top)

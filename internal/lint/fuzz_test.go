@@ -28,9 +28,10 @@ const (
 // input by hostilerepo's machine (symlinks out of the repositories, ../ and
 // absolute paths, loops, deep nesting, large files, Flux objects, garbage),
 // as landlord lint does with --tenant-repo. Lint must not panic, must
-// return within lintBound of its context's deadline, must write nothing,
-// and no finding, error or log line may carry a byte of the files outside
-// the repositories (each holds the tree's marker).
+// return within lintGrace of its context's deadline leaving no build
+// running, must write nothing, and no finding, error or log line may carry
+// a byte of the files outside the repositories (each holds the tree's
+// marker).
 func FuzzLint(f *testing.F) {
 	for _, s := range hostilerepo.Seeds {
 		f.Add(s.Program)
@@ -76,6 +77,9 @@ func FuzzLint(f *testing.F) {
 		}
 		if r.panic != "" {
 			t.Fatalf("lint panicked: %s", r.panic)
+		}
+		if left := hostilerepo.StillRunning(lintGrace, "github.com/landlord-dev/landlord/internal/lint", "sigs.k8s.io/kustomize"); left != "" {
+			t.Fatalf("lint returned (%v), yet its work still runs %v later:\n%s", r.err, lintGrace, left)
 		}
 
 		// Every output format (text, JSON, SARIF, GitHub) is made of the
