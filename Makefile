@@ -80,6 +80,7 @@ generate: tools
 	rm -f config/flux/crd/*.yaml
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true $(foreach p,$(FLUX_APIS),paths=$(p)) output:crd:artifacts:config=config/flux/crd
 	go run ./hack/manifests
+	go run ./hack/chartdocs
 	go run ./hack/census
 	go run ./hack/openapi
 
