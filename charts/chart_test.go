@@ -10,20 +10,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/charts/chartrender"
 	"github.com/landlord-dev/landlord/config"
@@ -36,10 +42,14 @@ import (
 
 const chartDir = "landlord"
 
-var k8s client.Client
+var (
+	k8s        client.Client
+	restConfig *rest.Config
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(testenv.RunMain(m, func(env *localcluster.Env) (err error) {
+		restConfig = env.Config
 		k8s, err = client.New(env.Config, client.Options{Scheme: manager.Scheme()})
 		return err
 	}))
@@ -66,6 +76,14 @@ var valueSets = map[string]map[string]any{
 		"webhook":    map[string]any{"failurePolicy": "Ignore", "timeoutSeconds": 10},
 	},
 	"dashboard": {"dashboard": map[string]any{"enabled": true}},
+	// What a platform team sets on the pods and the ServiceAccount.
+	"pod conventions": {
+		"podAnnotations": map[string]any{"example.com/backup": "skip"},
+		"podLabels":      map[string]any{"team": "platform"},
+		"extraArgs":      []any{"--concurrency=8"},
+		"env":            []any{map[string]any{"name": "HTTPS_PROXY", "value": "http://proxy.example.com:3128"}},
+		"serviceAccount": map[string]any{"annotations": map[string]any{"eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/landlord"}},
+	},
 	"monitoring": {
 		"grafanaDashboard": map[string]any{"enabled": true, "namespace": "grafana", "labels": map[string]any{"team": "platform"}},
 		"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "prometheus"}},
@@ -156,6 +174,19 @@ func compare(t *testing.T, got, want []*unstructured.Unstructured) {
 	}
 }
 
+func equalJSON(t *testing.T, a, b *unstructured.Unstructured) bool {
+	t.Helper()
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, errX := json.Marshal(a.Object)
+	y, errY := json.Marshal(b.Object)
+	if err := errors.Join(errX, errY); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x, y)
+}
+
 func key(u *unstructured.Unstructured) string {
 	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
 }
@@ -227,6 +258,35 @@ func TestChartValues(t *testing.T) {
 			container := containers(t, objects)[0]
 			if image := container["image"]; image != "ghcr.io/landlord-dev/landlord-controller@sha256:"+strings.Repeat("ab", 32) {
 				t.Errorf("image %v, want the digest", image)
+			}
+		},
+		"pod conventions": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
+			deployment := objects["Deployment landlord-system/landlord-controller"]
+			pod, _, _ := unstructured.NestedMap(deployment.Object, "spec", "template", "metadata")
+			if labels := fmt.Sprint(pod["labels"]); labels != "map[app.kubernetes.io/name:landlord-controller team:platform]" {
+				t.Errorf("pod labels %s, want the selector's and team", labels)
+			}
+			if annotations := fmt.Sprint(pod["annotations"]); annotations != "map[example.com/backup:skip]" {
+				t.Errorf("pod annotations %s", annotations)
+			}
+			if args := containerArgs(t, objects); args[len(args)-1] != "--concurrency=8" {
+				t.Errorf("args %q do not end with --concurrency=8", args)
+			}
+			if env := envNames(containers(t, objects)[0]); !slices.Equal(env, []string{"POD_NAMESPACE", "GOMEMLIMIT", "HTTPS_PROXY"}) {
+				t.Errorf("env %q, want the chart's then HTTPS_PROXY", env)
+			}
+			if got := objects["ServiceAccount landlord-system/landlord-controller"].GetAnnotations(); got["eks.amazonaws.com/role-arn"] != "arn:aws:iam::123456789012:role/landlord" {
+				t.Errorf("ServiceAccount annotations %v", got)
+			}
+			// Nothing else changes.
+			defaults, err := render(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range defaults {
+				if k := key(want); k != key(deployment) && want.GetKind() != "ServiceAccount" && !equalJSON(t, objects[k], want) {
+					t.Errorf("%s differs from the defaults' render", k)
+				}
 			}
 		},
 		"dashboard": func(t *testing.T, objects map[string]*unstructured.Unstructured) {
@@ -306,6 +366,19 @@ func containers(t *testing.T, objects map[string]*unstructured.Unstructured) []m
 	return out
 }
 
+func podContainer(t *testing.T, deployment *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	return containers(t, map[string]*unstructured.Unstructured{"Deployment landlord-system/landlord-controller": deployment})[0]
+}
+
+func envNames(container map[string]any) []string {
+	var names []string
+	for _, e := range container["env"].([]any) {
+		names = append(names, e.(map[string]any)["name"].(string))
+	}
+	return names
+}
+
 func containerArgs(t *testing.T, objects map[string]*unstructured.Unstructured) []string {
 	t.Helper()
 	return toStrings(containers(t, objects)[0]["args"])
@@ -335,7 +408,7 @@ func TestChartApplies(t *testing.T) {
 	if _, err := install.Apply(ctx, k8s, io.Discard, standIns...); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"defaults", "cert-manager", "3 replicas with PDB", "admin groups", "monitoring"} {
+	for _, name := range []string{"defaults", "cert-manager", "3 replicas with PDB", "admin groups", "monitoring", "pod conventions"} {
 		t.Run(name, func(t *testing.T) {
 			rendered, err := render(valueSets[name])
 			if err != nil {
@@ -368,12 +441,32 @@ func TestChartApplies(t *testing.T) {
 				if err := k8s.Get(ctx, client.ObjectKeyFromObject(want), live); err != nil {
 					t.Fatalf("%s: %v", key(want), err)
 				}
+				for k, v := range want.GetAnnotations() {
+					if live.GetAnnotations()[k] != v {
+						t.Errorf("live %s has annotation %s=%q, the render %q", key(want), k, live.GetAnnotations()[k], v)
+					}
+				}
 				if want.GetKind() != "Deployment" {
 					continue
 				}
 				replicas, _, _ := unstructured.NestedInt64(want.Object, "spec", "replicas")
 				if got, _, _ := unstructured.NestedInt64(live.Object, "spec", "replicas"); got != replicas {
 					t.Errorf("live Deployment has %d replicas, the render %d", got, replicas)
+				}
+				// The pod's labels, annotations, args and env, as rendered.
+				for _, field := range [][]string{{"metadata", "labels"}, {"metadata", "annotations"}} {
+					w, _, _ := unstructured.NestedStringMap(want.Object, append([]string{"spec", "template"}, field...)...)
+					l, _, _ := unstructured.NestedStringMap(live.Object, append([]string{"spec", "template"}, field...)...)
+					if !maps.Equal(w, l) {
+						t.Errorf("live pod template's %s %v, the render's %v", field[1], l, w)
+					}
+				}
+				wantContainer, liveContainer := podContainer(t, want), podContainer(t, live)
+				if a, b := fmt.Sprint(wantContainer["args"]), fmt.Sprint(liveContainer["args"]); a != b {
+					t.Errorf("live args %s, the render's %s", b, a)
+				}
+				if a, b := envNames(wantContainer), envNames(liveContainer); !slices.Equal(a, b) {
+					t.Errorf("live env %q, the render's %q", b, a)
 				}
 			}
 		})
@@ -425,6 +518,10 @@ func TestChartRefusesBadValues(t *testing.T) {
 		"pull policy":           {map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, []string{"/image/pullPolicy", "IfNotPresent"}},
 		"comma in a group":      {map[string]any{"platform": map[string]any{"groups": []any{"a,b"}}}, []string{"/platform/groups/0"}},
 		"failure policy":        {map[string]any{"webhook": map[string]any{"failurePolicy": "Open"}}, []string{"/webhook/failurePolicy", "Ignore"}},
+		"selector label":        {map[string]any{"podLabels": map[string]any{"app.kubernetes.io/name": "other"}}, []string{"/podLabels/app.kubernetes.io~1name"}},
+		"chart's env":           {map[string]any{"env": []any{map[string]any{"name": "GOMEMLIMIT", "value": "1GiB"}}}, []string{"/env/0/name"}},
+		"argument not a flag":   {map[string]any{"extraArgs": []any{"concurrency=8"}}, []string{"/extraArgs/0"}},
+		"annotation not text":   {map[string]any{"serviceAccount": map[string]any{"annotations": map[string]any{"a": 1}}}, []string{"/serviceAccount/annotations/a", "want string"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := render(tc.values)
@@ -443,4 +540,104 @@ func TestChartRefusesBadValues(t *testing.T) {
 			t.Errorf("error %v, want one naming landlord-system", err)
 		}
 	})
+}
+
+// TestChartNotes: NOTES.txt renders, names the release's namespace, and
+// tells how to reach the dashboard when it is on.
+func TestChartNotes(t *testing.T) {
+	for name, tc := range map[string]struct {
+		values map[string]any
+		want   []string
+	}{
+		"defaults":  {nil, []string{"kubectl -n landlord-system rollout status deployment/landlord-controller", "landlord audit"}},
+		"dashboard": {valueSets["dashboard"], []string{"port-forward service/landlord-dashboard 9090"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			notes, err := chartrender.Notes(chartDir, "landlord-system", tc.values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(notes, want) {
+					t.Errorf("NOTES.txt lacks %q:\n%s", want, notes)
+				}
+			}
+		})
+	}
+}
+
+// TestChartMetadata: the local API server is a Kubernetes the chart's
+// kubeVersion admits, and the Artifact Hub annotations name the image
+// the chart installs and every CRD it holds.
+func TestChartMetadata(t *testing.T) {
+	chart, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	discovery, err := discovery.NewDiscoveryClientForConfig(restConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := discovery.ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The local API server is built without a GitVersion; Major and Minor
+	// say which Kubernetes it is.
+	serverVersion := "v" + server.Major + "." + server.Minor + ".0"
+	if !chartutil.IsCompatibleRange(chart.Metadata.KubeVersion, serverVersion) {
+		t.Errorf("kubeVersion %q refuses the local API server's %s", chart.Metadata.KubeVersion, serverVersion)
+	}
+	if chartutil.IsCompatibleRange(chart.Metadata.KubeVersion, "v1.29.9") {
+		t.Errorf("kubeVersion %q admits 1.29, which serves no admission matchConditions by default", chart.Metadata.KubeVersion)
+	}
+
+	var images []struct{ Name, Image string }
+	if err := yaml.Unmarshal([]byte(chart.Metadata.Annotations["artifacthub.io/images"]), &images); err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := map[string]*unstructured.Unstructured{}
+	var crdNames []string
+	for _, u := range rendered {
+		objects[key(u)] = u
+		if u.GetKind() == "CustomResourceDefinition" {
+			crdNames = append(crdNames, u.GetName())
+		}
+	}
+	if image := containers(t, objects)[0]["image"]; len(images) != 1 || images[0].Image != image {
+		t.Errorf("artifacthub.io/images %v, want the image the chart installs, %v", images, image)
+	}
+
+	var crds []struct{ Name, Kind, Version, Description string }
+	if err := yaml.Unmarshal([]byte(chart.Metadata.Annotations["artifacthub.io/crds"]), &crds); err != nil {
+		t.Fatal(err)
+	}
+	var examples []map[string]any
+	if err := yaml.Unmarshal([]byte(chart.Metadata.Annotations["artifacthub.io/crdsExamples"]), &examples); err != nil {
+		t.Fatal(err)
+	}
+	var listed, exampleKinds []string
+	for _, crd := range crds {
+		listed = append(listed, crd.Name)
+		if crd.Description == "" || crd.Version == "" {
+			t.Errorf("artifacthub.io/crds: %s has no description or version", crd.Name)
+		}
+	}
+	for _, example := range examples {
+		exampleKinds = append(exampleKinds, fmt.Sprint(example["kind"]))
+	}
+	slices.Sort(crdNames)
+	slices.Sort(listed)
+	if !slices.Equal(listed, crdNames) {
+		t.Errorf("artifacthub.io/crds lists %q, the chart holds %q", listed, crdNames)
+	}
+	for _, crd := range crds {
+		if !slices.Contains(exampleKinds, crd.Kind) {
+			t.Errorf("artifacthub.io/crdsExamples has no %s", crd.Kind)
+		}
+	}
 }
