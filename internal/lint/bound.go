@@ -1,11 +1,13 @@
 package lint
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
 	"sync"
 
+	yaml "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
@@ -98,7 +100,14 @@ func (f *boundedFS) ReadFile(p string) ([]byte, error) {
 	if err := f.spend(); err != nil {
 		return nil, err
 	}
-	return f.FileSystem.ReadFile(p)
+	data, err := f.FileSystem.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAliases(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return data, nil
 }
 
 func (f *boundedFS) Open(p string) (filesys.File, error) {
@@ -142,4 +151,51 @@ func (f *boundedFS) Walk(p string, walk filepath.WalkFunc) error {
 		return err
 	}
 	return f.FileSystem.Walk(p, walk)
+}
+
+// maxExpandedNodes bounds the YAML nodes one file may expand to through
+// its aliases: a few lines of anchors each aliasing the one before nine
+// times expand to billions, which kustomize would build with no file read
+// to stop it.
+const maxExpandedNodes = 1_000_000
+
+// checkAliases refuses data whose YAML documents, aliases expanded, hold
+// more than maxExpandedNodes nodes; data that is not YAML is the build's
+// to report. It counts without expanding: each node once, an alias as
+// the size of what it names.
+func checkAliases(data []byte) error {
+	if !bytes.Contains(data, []byte("&")) || !bytes.Contains(data, []byte("*")) {
+		return nil // no anchor or no alias
+	}
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node) int
+	size = func(n *yaml.Node) int {
+		if n == nil {
+			return 0
+		}
+		if s, ok := sizes[n]; ok {
+			return s
+		}
+		sizes[n] = maxExpandedNodes + 1 // an alias to itself expands forever
+		s := 1
+		if n.Kind == yaml.AliasNode {
+			s = size(n.Alias)
+		}
+		for _, c := range n.Content {
+			s = min(s+size(c), maxExpandedNodes+1)
+		}
+		sizes[n] = s
+		return s
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	total := 0
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			return nil // the end, or not YAML
+		}
+		if total += size(&doc); total > maxExpandedNodes {
+			return fmt.Errorf("its YAML aliases expand to more than %d nodes; allowed: %d", maxExpandedNodes, maxExpandedNodes)
+		}
+	}
 }

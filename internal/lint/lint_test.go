@@ -532,3 +532,36 @@ func TestMultipliedBuildsAreBounded(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
+
+// TestYAMLAliasBombsAreRefused: a file whose aliases expand to billions of
+// nodes is a finding, read by kustomize or by lint itself, before anything
+// expands it; a file reusing an anchor a few times lints clean.
+func TestYAMLAliasBombsAreRefused(t *testing.T) {
+	var bomb strings.Builder
+	bomb.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb, namespace: team}\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&bomb, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
+	}
+	bomb.WriteString("data: {x: *l9}\n")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"built/kustomization.yaml": "resources: [cm.yaml]\n",
+		"built/cm.yaml":            bomb.String(),
+		"loose/cm.yaml":            bomb.String(),
+		"reuse/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: reuse, namespace: team, labels: &labels {app: web}, annotations: *labels}\n",
+	})
+	findings, err := lint.Lint(context.Background(), lint.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range findings {
+		if !strings.Contains(f.Message, "YAML aliases expand to more than 1000000 nodes") {
+			t.Errorf("unexpected finding %s", f)
+		}
+		files = append(files, f.File)
+	}
+	if !slices.Equal(files, []string{"built/kustomization.yaml", "loose/cm.yaml"}) {
+		t.Errorf("findings in %v, want the kustomization building the bomb and the loose one", files)
+	}
+}

@@ -155,7 +155,14 @@ func (r *repo) readFile(file string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return root.ReadFile(filepath.FromSlash(file))
+	data, err := root.ReadFile(filepath.FromSlash(file))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAliases(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return data, nil
 }
 
 // stat is os.Stat within the repository, as readFile reads.
