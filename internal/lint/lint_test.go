@@ -548,7 +548,7 @@ func TestYAMLAliasBombsAreRefused(t *testing.T) {
 		"built/kustomization.yaml": "resources: [cm.yaml]\n",
 		"built/cm.yaml":            bomb.String(),
 		"loose/cm.yaml":            bomb.String(),
-		"reuse/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: reuse, namespace: team, labels: &labels {app: web}, annotations: *labels}\n",
+		"reuse/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: reuse, namespace: team, labels: &labels {app: web}, annotations: *labels}\n",
 	})
 	findings, err := lint.Lint(context.Background(), lint.Options{Dir: dir})
 	if err != nil {
