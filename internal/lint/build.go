@@ -275,29 +275,31 @@ func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
-	built := variant
-	if patched {
-		built = content
-	}
-	m, err := r.kustomize(fsys, dir, kfile, built)
-	if err != nil {
-		return nil, err
-	}
+	var built []*resource.Resource
 	origins := map[resid.ResId]*resource.Origin{}
-	if patched {
-		// Without them the build can only fail where the real one did
-		// not if a later transformer needs the patched content; objects
-		// then point at the kustomization file.
-		if om, err := r.kustomize(fsys, dir, kfile, variant); err == nil {
-			for _, res := range om.Resources() {
-				if origin, err := res.GetOrigin(); err == nil {
-					origins[res.CurId()] = origin
-				}
-			}
+	if patched && splittable(content) {
+		// The build without patches comes first, to split the one with.
+		built = r.originsOf(fsys, dir, kfile, variant, origins, content)
+	}
+	if built == nil {
+		whole := variant
+		if patched {
+			whole = content
+		}
+		m, err := r.kustomize(fsys, dir, kfile, whole)
+		if err != nil {
+			return nil, err
+		}
+		built = m.Resources()
+		if patched && len(origins) == 0 {
+			// Without its patches the build can only fail where the
+			// real one did not if a later transformer needs the patched
+			// content; objects then point at the kustomization file.
+			r.originsOf(fsys, dir, kfile, variant, origins, nil)
 		}
 	}
-	objects := make([]*object, 0, m.Size())
-	for _, res := range m.Resources() {
+	objects := make([]*object, 0, len(built))
+	for _, res := range built {
 		origin, err := res.GetOrigin()
 		if err != nil {
 			return nil, err
@@ -324,6 +326,27 @@ func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byt
 		objects = append(objects, o)
 	}
 	return objects, nil
+}
+
+// originsOf builds variant, a kustomization without its patches, and
+// records the origin of each object it builds; with content, the
+// kustomization with them, it returns content's build split by
+// splitPatched, nil if that does not apply.
+func (r *repo) originsOf(fsys filesys.FileSystem, dir, kfile string, variant []byte, origins map[resid.ResId]*resource.Origin, content []byte) []*resource.Resource {
+	om, err := r.kustomize(fsys, dir, kfile, variant)
+	if err != nil {
+		return nil
+	}
+	for _, res := range om.Resources() {
+		if origin, err := res.GetOrigin(); err == nil {
+			origins[res.CurId()] = origin
+		}
+	}
+	if content == nil {
+		return nil
+	}
+	built, _ := r.splitPatched(fsys, dir, kfile, content, om.Resources())
+	return built
 }
 
 // resources reads resource files as kustomize does, List kinds expanded.
