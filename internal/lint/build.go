@@ -277,7 +277,7 @@ func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byt
 	}
 	var built []*resource.Resource
 	origins := map[resid.ResId]*resource.Origin{}
-	if patched && splittable(content) {
+	if patched && splitBuilds && splittable(content) {
 		// The build without patches comes first, to split the one with.
 		built = r.originsOf(fsys, dir, kfile, variant, origins, content)
 	}

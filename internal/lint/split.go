@@ -16,6 +16,9 @@ import (
 // kustomize matches every patch of a build against every object of it.
 const splitLeaves = 64
 
+// splitBuilds turns splitPatched on; tests compare the findings without.
+var splitBuilds = true
+
 // splitPatched builds the kustomization content of dir, whose build
 // without its patches made unpatched, in parts: kustomize applies a fleet
 // overlay's thousand patches each to all thousand objects of the build, a

@@ -1,0 +1,118 @@
+package lint
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSplitPatchedFindings lints fleets whose overlay patches tenants by
+// name, some patches wrong, with the overlay built whole and in parts:
+// the findings are the same.
+func TestSplitPatchedFindings(t *testing.T) {
+	cases := map[string]struct {
+		// patch rewrites the production patch of team-0001.
+		patch string
+		// split reports whether the build is split.
+		split bool
+	}{
+		"as scaffolded": {split: true},
+		"a neighbour's namespace": {split: true, patch: `- op: add
+  path: /spec/namespaces/-
+  value: {name: team-0000-apps}
+`},
+		"a field the schema refuses": {split: true, patch: `- op: add
+  path: /spec/colour
+  value: blue
+`},
+		"a path missing": {patch: `- op: replace
+  path: /spec/nothing/0
+  value: x
+`},
+		"a rename": {patch: `- op: replace
+  path: /metadata/name
+  value: team-0000
+`},
+		"a namespace": {patch: `- op: add
+  path: /metadata/namespace
+  value: elsewhere
+`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir, repos, err := WriteBenchFleet(t.TempDir(), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prod := filepath.Join(dir, "tenants", "production")
+			if tc.patch != "" {
+				if err := os.WriteFile(filepath.Join(prod, "team-0001-patch.yaml"), []byte(tc.patch), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A patch naming no tenant matches nothing, in parts as whole.
+			k, err := os.ReadFile(filepath.Join(prod, "kustomization.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k = []byte(strings.Replace(string(k), "patches:\n", `patches:
+- patch: |-
+    - op: add
+      path: /spec/colour
+      value: blue
+  target:
+    kind: Tenant
+    name: team-9999
+`, 1))
+			if err := os.WriteFile(filepath.Join(prod, "kustomization.yaml"), k, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lint := func(split bool) []Finding {
+				t.Helper()
+				splitBuilds = split
+				defer func() { splitBuilds = true }()
+				findings, err := Lint(context.Background(), Options{Dir: dir, TenantRepos: repos})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return findings
+			}
+			whole, parts := lint(false), lint(true)
+			if !slices.Equal(whole, parts) {
+				t.Errorf("findings differ:\nwhole: %v\nparts: %v", whole, parts)
+			}
+			if (len(whole) == 0) != (name == "as scaffolded") {
+				t.Errorf("findings: %v", whole)
+			}
+			fleet, err := openRepo(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fleet.memo = newMemo()
+			content, err := os.ReadFile(filepath.Join(prod, "kustomization.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			variant, _, err := originVariant(content)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys, err := fleet.secureFS()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := fleet.kustomize(fsys, "tenants/production", "tenants/production/kustomization.yaml", variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, split := fleet.splitPatched(fsys, "tenants/production", "tenants/production/kustomization.yaml", content, m.Resources())
+			if split != tc.split {
+				t.Errorf("split: %v, want %v", split, tc.split)
+			}
+			t.Log(whole)
+		})
+	}
+}
