@@ -153,6 +153,9 @@ func (f *boundedFS) Walk(p string, walk filepath.WalkFunc) error {
 	return f.FileSystem.Walk(p, walk)
 }
 
+// maxIgnoreFile bounds a .sourceignore lint lets Flux's generator read.
+const maxIgnoreFile = 64 << 10
+
 // maxExpandedNodes bounds the YAML nodes one file may expand to through
 // its aliases: a few lines of anchors each aliasing the one before nine
 // times expand to billions, which kustomize would build with no file read

@@ -143,6 +143,11 @@ var fluxIgnore = strings.Join([]string{sourceignore.ExcludeVCS, sourceignore.Exc
 // system that refuses paths outside the repository. A kustomization ks
 // adds nothing to is the same build as unitFor's.
 func (r *repo) fluxUnit(ctx context.Context, dir string, ks map[string]any) *unit {
+	for _, f := range r.badIgnores {
+		if under(dir, path.Dir(f)) {
+			return r.unit("flux-blocked:"+dir, dir, func(u *unit) { u.err = errBlocked })
+		}
+	}
 	abs := filepath.Join(r.root, filepath.FromSlash(dir))
 	generate := func(ks map[string]any) ([]byte, string, kustomize.Action, error) {
 		g := kustomize.NewGeneratorWithIgnore(r.root, strings.ReplaceAll(fluxIgnore, ",", "\n"), unstructured.Unstructured{Object: ks})

@@ -565,3 +565,32 @@ func TestYAMLAliasBombsAreRefused(t *testing.T) {
 		t.Errorf("findings in %v, want the kustomization building the bomb and the loose one", files)
 	}
 }
+
+// TestLintBuildsNothingPastItsBounds: a .sourceignore leading out of the
+// repository (to an endless device), which Flux's generator would read
+// with a plain open, and a remote base hidden behind a YAML alias, which
+// the path checks read as written, are findings; nothing is read from or
+// fetched for them. A regular .sourceignore is the neighbour.
+func TestLintBuildsNothingPastItsBounds(t *testing.T) {
+	fleetDir, repoDir := scaffold(t, nil, map[string]string{
+		"production/kustomization.yaml": "metadata: {name: &u 'http://127.0.0.1:9/cm.yaml'}\nresources: [../base, *u]\n",
+		"base/.sourceignore":            "*.md\n",
+	})
+	if err := os.Symlink("/dev/zero", filepath.Join(repoDir, "staging", ".sourceignore")); err != nil {
+		t.Fatal(err)
+	}
+	got, findings := lintDirs(t, fleetDir, repoDir)
+	for _, f := range findings {
+		t.Log(f)
+	}
+	for _, want := range []string{"dev-team:staging/.sourceignore:1: LINT001", "dev-team:production/kustomization.yaml:2: LINT001"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("findings %v, want %s", got, want)
+		}
+	}
+	for _, f := range got {
+		if strings.HasPrefix(f, "dev-team:base/") {
+			t.Errorf("a regular .sourceignore is a finding: %s", f)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fluxcd/pkg/sourceignore"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -28,6 +29,11 @@ type repo struct {
 	loose map[string][]string
 	// static are the findings of reading the kustomization files.
 	static []Finding
+	// badIgnores are the .sourceignore files that are not regular files of
+	// at most maxIgnoreFile bytes: Flux's generator reads every one below
+	// a directory it builds with a plain open, past os.Root and the
+	// bounds, so lint builds no directory holding one.
+	badIgnores []string
 	// files counts the repository's files, which bound what a build reads.
 	files int
 	// maxReads bounds the file system calls of each build; zero derives
@@ -79,6 +85,13 @@ func scanRepo(root, tenant string) (*repo, error) {
 			return nil
 		}
 		r.files++
+		if d.Name() == sourceignore.IgnoreFile {
+			if info, err := d.Info(); err != nil || !info.Mode().IsRegular() || info.Size() > maxIgnoreFile {
+				r.badIgnores = append(r.badIgnores, rel)
+				r.static = append(r.static, r.finding(RuleBuild, rel, 1, fmt.Sprintf(
+					"not a regular file of at most %d bytes, which Flux's generator reads with no bound, past the repository's; allowed: a .sourceignore that is one; Flux Kustomizations whose path holds it are not built, their files judged one by one", maxIgnoreFile)))
+			}
+		}
 		if strings.HasPrefix(d.Name(), ".") {
 			return nil // .sops.yaml and the like, which Flux's sources leave out
 		}
@@ -110,6 +123,19 @@ func scanRepo(root, tenant string) (*repo, error) {
 	}
 	r.blockMultiplied()
 	return r, nil
+}
+
+// firstAlias is the first alias node below n, nil if none.
+func firstAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		return n
+	}
+	for _, c := range n.Content {
+		if a := firstAlias(c); a != nil {
+			return a
+		}
+	}
+	return nil
 }
 
 // blockMultiplied blocks the kustomizations whose build would load more
@@ -250,6 +276,14 @@ func (r *repo) checkKustomization(k *kustomization) {
 		return // the build reports it
 	}
 	k.node = doc.Content[0]
+	if alias := firstAlias(k.node); alias != nil {
+		// entries reads paths as written; an alias could stand for a
+		// remote base or a path outside that no check below would see.
+		k.blocked = true
+		r.static = append(r.static, r.finding(RuleBuild, k.file, alias.Line,
+			fmt.Sprintf("a YAML alias (*%s): lint judges each path of a kustomization as written; allowed: no aliases in kustomization files; builds including %s are not run", alias.Value, k.dir)))
+		return
+	}
 	k.component = scalar(k.node, "kind") == "Component"
 	if child(k.node, "openapi") != nil {
 		r.openapi = true
