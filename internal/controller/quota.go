@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -15,13 +16,14 @@ import (
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
-// quotaSeen reads each of the tenant's tenant-wide ResourceQuotas, by
-// namespace: the render shares the tenant's limits out by what they
-// report in use, and lowerQuotas writes against the same versions.
+// quotaSeen reads each of the tenant's tenant-wide ResourceQuotas live,
+// by namespace: the render shares the tenant's limits out by what they
+// report in use, and lowerQuotas writes against the same versions, which
+// a cache behind a lower written by the pass before would misstate.
 func (r *TenantReconciler) quotaSeen(ctx context.Context, tenant *v1alpha1.Tenant) (map[string]*corev1.ResourceQuota, error) {
 	list := &corev1.ResourceQuotaList{}
-	if err := r.List(ctx, list, client.MatchingFields{tenantIndex: tenant.Name},
-		client.MatchingLabels{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}); err != nil {
+	if err := r.APIReader.List(ctx, list,
+		client.MatchingLabels{v1alpha1.TenantLabel: tenant.Name, v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}); err != nil {
 		return nil, fmt.Errorf("listing the tenant's quotas: %w", err)
 	}
 	seen := map[string]*corev1.ResourceQuota{}
@@ -79,7 +81,15 @@ func (r *TenantReconciler) lowerQuotas(ctx context.Context, objects []client.Obj
 		}
 		lowering = true
 		lower.ResourceVersion = have.ResourceVersion
-		if err := apply.Objects(ctx, r.Client, FieldOwner, lower); err != nil {
+		// A create admitted since the read is a conflict: the quota is
+		// held where it is and the rest of the pass goes on, so that a
+		// tenant creating all the time delays its resize, never the
+		// revocations the pass carries; the change of use wakes the next.
+		err := apply.Objects(ctx, r.Client, FieldOwner, lower)
+		switch {
+		case apierrors.IsConflict(err):
+			desired.Spec.Hard = have.Spec.Hard.DeepCopy()
+		case err != nil:
 			return fmt.Errorf("lowering the quota of %s before raising others': %w", desired.Namespace, err)
 		}
 	}
