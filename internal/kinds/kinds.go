@@ -61,6 +61,10 @@ type Kind struct {
 
 	// Tenant is the tenant role's access to the kind.
 	Tenant Access
+	// Spawned kinds are made by the cluster's controllers from what
+	// tenants write, as many as their specs ask for: the tenant defaults
+	// count them as they count what tenants create.
+	Spawned bool
 	// Subresources are the tenant role's grants on subresources, by name.
 	Subresources map[string]Access
 	// Suspended kinds act while spec.suspend is false: a released
@@ -236,7 +240,9 @@ var All = []Kind{
 		Tenant: Write, Unjudged: "leader election among the tenant's own pods; it names nothing"},
 	{GroupVersionKind: schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview"}, Resource: "localsubjectaccessreviews", Namespaced: true,
 		Tenant: Create, Unjudged: "a question about its own namespace, persisted nowhere"},
-	{GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, Resource: "controllerrevisions", Namespaced: true, Tenant: Read},
+	// A StatefulSet or DaemonSet keeps as many as its revisionHistoryLimit.
+	{GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, Resource: "controllerrevisions", Namespaced: true, Tenant: Read,
+		Spawned: true},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Endpoints"), Resource: "endpoints", Namespaced: true, Tenant: Read},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Event"), Resource: "events", Namespaced: true, Tenant: Read},
 	{GroupVersionKind: schema.GroupVersionKind{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, Resource: "endpointslices", Namespaced: true, Tenant: Read},

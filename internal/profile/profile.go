@@ -140,11 +140,12 @@ var legacyCounts = map[string]corev1.ResourceName{
 }
 
 // Uncounted lists the quota keys that would count the kinds the tenant
-// role lets tenants create and that the profile's quota leaves out: a
-// tenant may store as many of those as etcd holds.
+// role lets tenants create, or controllers spawn from what they create,
+// and that the profile's quota leaves out: a tenant may store as many of
+// those as etcd holds.
 func (p Profile) Uncounted() []string {
 	var out []string
-	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Namespaced && k.Tenant == kinds.Write }) {
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Namespaced && (k.Tenant == kinds.Write || k.Spawned) }) {
 		key := k.ObjectCount()
 		if p.Quota != nil {
 			if _, ok := p.Quota.Hard[corev1.ResourceName(key)]; ok {
