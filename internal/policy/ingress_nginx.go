@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -43,7 +44,15 @@ func nginxAnnotations(annotations map[string]string, s scope) field.ErrorList {
 				"ingress-nginx copies a snippet into its own configuration, which serves every tenant's hostnames and reads their Secrets (CVE-2021-25742); allowed: the controller's other annotations"))
 		case name == "server-alias":
 			for _, alias := range strings.Split(v, ",") {
-				if alias = strings.TrimSpace(alias); alias != "" {
+				alias = strings.TrimSpace(alias)
+				switch {
+				case alias == "":
+				case len(validation.IsDNS1123Subdomain(strings.TrimPrefix(alias, "*."))) > 0:
+					// nginx reads ~ as a regular expression, which could
+					// match every hostname no other server holds.
+					errs = append(errs, invalid(ruleIngress, p.Key(key), alias,
+						"not a hostname; allowed: DNS names and *. wildcards the Tenant's hostnames allow"))
+				default:
 					errs = append(errs, hostname(alias, p.Key(key), s)...)
 				}
 			}
@@ -76,8 +85,12 @@ func clusterURL(raw string, s scope) string {
 		// No host, which the controller refuses itself, or the request's
 		// own, one of the Ingress's hostnames.
 		return ""
+	case host == "$":
+		return "its host ends in a variable, which the client's request may complete"
 	case strings.HasPrefix(host, "$"):
 		return "its host " + host + " is what the client's request sets"
+	case slices.Index(labels, "pod") >= 1:
+		return "its host is a pod's DNS name, which encodes any address"
 	case net.ParseIP(strings.Trim(host, "[]")) != nil || numeric(labels[len(labels)-1]):
 		return "its host " + host + " is an address, which may be a Service's, a pod's, a node's or the cloud's metadata service"
 	case len(labels) == 1:
@@ -107,15 +120,16 @@ func urlHost(raw string) string {
 	}
 	if name, ok := strings.CutPrefix(rest, "$"); ok {
 		name = strings.TrimPrefix(name, "{")
-		end := strings.IndexFunc(name, func(r rune) bool {
-			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		})
+		end := strings.IndexFunc(name, func(r rune) bool { return !isVariableRune(r) })
 		if end >= 0 {
 			name = name[:end]
 		}
 		return "$" + strings.ToLower(name)
 	}
 	if i := strings.Index(rest, "$"); i >= 0 {
+		if !pathVariable(rest[i:]) {
+			return "$" // the request completes the host
+		}
 		rest = rest[:i]
 	}
 	if strings.HasPrefix(rest, "[") {
@@ -127,6 +141,26 @@ func urlHost(raw string) string {
 		rest = rest[:i]
 	}
 	return strings.TrimSuffix(strings.ToLower(rest), ".")
+}
+
+// pathVariables are the nginx variables that start with the path, so that
+// one after a host completes the URL, not the host.
+var pathVariables = []string{"request_uri", "uri", "document_uri", "escaped_request_uri"}
+
+// pathVariable reports whether ref, "$name" or "${name}" and what follows,
+// starts with one of pathVariables, whole.
+func pathVariable(ref string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(ref, "$"), "{")
+	for _, v := range pathVariables {
+		if rest, ok := strings.CutPrefix(name, v); ok && (rest == "" || !isVariableRune(rune(rest[0]))) {
+			return true
+		}
+	}
+	return false
+}
+
+func isVariableRune(r rune) bool {
+	return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
 
 // numeric reports a label no DNS name ends in: digits, or hexadecimal

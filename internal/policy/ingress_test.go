@@ -91,6 +91,7 @@ var ingressCases = map[string]testCase{
 	"ingress mirroring outside the cluster":       {req: nginx(map[string]string{"mirror-target": "https://mirror.example.com$request_uri"}), allow: devHosts},
 	"ingress aliased to another tenant's host":    {req: nginx(map[string]string{"server-alias": "www.dev.example.com, shop.example.com"}), allow: devHosts, want: "LL022"},
 	"ingress aliased within its hostnames":        {req: nginx(map[string]string{"server-alias": "www.dev.example.com,api.example.com"}), allow: devHosts},
+	"ingress aliased to every unclaimed host":     {req: nginx(map[string]string{"server-alias": "~^|x.dev.example.com"}), allow: devHosts, want: "LL022"},
 
 	// LL023
 	"budget allowing no eviction":     {req: create(reconciler, "apps", newBudget(nil, quantity("0"))), want: "LL023"},
@@ -202,6 +203,12 @@ func TestClusterURL(t *testing.T) {
 		"http://auth:8080/verify":                           true,
 		"http://$http_x_target/verify":                      true,
 		"http://${arg_to}/verify":                           true,
+		"http://auth.o$http_x_h/verify":                     true,
+		"http://sink.o$arg_h$request_uri":                   true,
+		"http://sink.example.com${request_uri}":             false,
+		"http://sink.example.com$uri_extra":                 true,
+		"http://169-254-169-254.default.pod.cluster.local/": true,
+		"http://10-244-1-7.ops.pod.cluster.local:8080/":     true,
 	} {
 		t.Run(url, func(t *testing.T) {
 			if got := clusterURL(url, s); (got != "") != want {
