@@ -20,6 +20,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
@@ -56,9 +57,13 @@ func run(ctx context.Context, out string) (err error) {
 	if err != nil {
 		return fmt.Errorf("list /openapi/v3: %w", err)
 	}
+	builtIn, err := builtInPath()
+	if err != nil {
+		return err
+	}
 	files := map[string][]byte{}
 	for path, gv := range paths {
-		if !stable.MatchString(path) {
+		if !builtIn(path) {
 			continue
 		}
 		raw, err := gv.Schema("application/json")
@@ -74,7 +79,7 @@ func run(ctx context.Context, out string) (err error) {
 	if len(files) == 0 {
 		return errors.New("the apiserver served no stable group-version")
 	}
-	if files["resources.json"], err = scopes(client); err != nil {
+	if files["resources.json"], err = scopes(client, builtIn); err != nil {
 		return err
 	}
 	// Remove what an older apiserver served, so that the directory is
@@ -99,9 +104,27 @@ func run(ctx context.Context, out string) (err error) {
 	return nil
 }
 
+// builtInPath reports a discovery path of a stable group-version the API
+// server serves itself: the local control plane also serves the CRDs
+// Landlord installs, whose schemas the CRDs carry.
+func builtInPath() (func(string) bool, error) {
+	crds, err := config.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	installed := map[string]bool{}
+	for _, crd := range crds {
+		installed[crd.Spec.Group] = true
+	}
+	return func(path string) bool {
+		group, _, _ := strings.Cut(strings.TrimPrefix(path, "apis/"), "/")
+		return stable.MatchString(path) && !installed[group]
+	}, nil
+}
+
 // scopes lists, per stable group-version, each resource kind and whether
 // it is namespaced: OpenAPI does not say, discovery does.
-func scopes(client kubernetes.Interface) ([]byte, error) {
+func scopes(client kubernetes.Interface, builtIn func(string) bool) ([]byte, error) {
 	_, lists, err := client.Discovery().ServerGroupsAndResources()
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
@@ -112,7 +135,7 @@ func scopes(client kubernetes.Interface) ([]byte, error) {
 		if list.GroupVersion == "v1" {
 			path = "api/v1"
 		}
-		if !stable.MatchString(path) {
+		if !builtIn(path) {
 			continue
 		}
 		for _, r := range list.APIResources {
