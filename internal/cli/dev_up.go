@@ -98,7 +98,7 @@ func runDevUp(ctx context.Context, cmd *cobra.Command, opts devUpOptions) (retEr
 		what += ", kube-scheduler and node " + localcluster.NodeName
 	}
 	fmt.Fprintf(out, "starting %s in %s\n", what, dir)
-	env, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, Flux: opts.flux, Node: opts.node})
+	env, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, Flux: opts.flux, Node: opts.node, CRDs: true})
 	if err != nil {
 		return err
 	}

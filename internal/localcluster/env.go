@@ -38,6 +38,10 @@ type Options struct {
 	// multi-tenancy, after installing the Flux CRDs and the rest of
 	// install.Prerequisites.
 	Flux bool
+	// CRDs installs Landlord's and Flux's CRDs, with the rest of
+	// install.Prerequisites, before kube-controller-manager starts; Flux
+	// implies it.
+	CRDs bool
 	// StartTimeout bounds how long Start waits for readiness; zero means one
 	// minute, two with Flux.
 	StartTimeout time.Duration
@@ -204,8 +208,10 @@ func (e *Env) start(ctx context.Context, bin binaries, opts Options) error {
 	// minutes on, so the tenant defaults' counts of Flux's kinds would
 	// refuse creates with "status unknown for quota" until then: the CRDs
 	// go in first.
-	if err := e.installPrerequisites(ctx); err != nil {
-		return err
+	if opts.CRDs || opts.Flux {
+		if err := e.installPrerequisites(ctx); err != nil {
+			return err
+		}
 	}
 	controllerManager, err := e.run(ControllerManager, bin.controllerManager, controllerManagerArgs(e.Dir, p, certs, controllerKubeconfig, opts.Workloads, opts.Node))
 	if err != nil {

@@ -88,8 +88,8 @@ func helmControllerArgs(p fluxPorts) []string {
 }
 
 // startFlux runs the Flux controllers against the API server as its admin,
-// the CRDs installed with the control plane, returning once each is
-// healthy.
+// the CRDs installed before kube-controller-manager started, returning
+// once each is healthy.
 func (e *Env) startFlux(ctx context.Context, bin fluxBinaries) error {
 	p, err := newFluxPorts()
 	if err != nil {
