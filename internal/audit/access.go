@@ -7,6 +7,8 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
@@ -17,6 +19,14 @@ type identity struct {
 	label  string
 	user   string
 	groups []string
+}
+
+// clientAs is a client impersonating id, for dry-run writes the API
+// server authorizes and admits as id's.
+func (a *Auditor) clientAs(id identity) (client.Client, error) {
+	cfg := rest.CopyConfig(a.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: id.user, Groups: id.groups}
+	return client.New(cfg, client.Options{Scheme: a.Client.Scheme()})
 }
 
 // reconcilerOf is the identity Flux impersonates for the tenant.

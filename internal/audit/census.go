@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -36,9 +35,7 @@ const auditName = "landlord-audit"
 // row is one check, where the tenant has a place to probe it.
 func (a *Auditor) census(ctx context.Context, t *v1alpha1.Tenant, all []v1alpha1.Tenant) ([]Check, error) {
 	id := reconcilerOf(t)
-	cfg := rest.CopyConfig(a.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: id.user, Groups: id.groups}
-	c, err := client.New(cfg, client.Options{Scheme: a.Client.Scheme()})
+	c, err := a.clientAs(id)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -112,9 +111,7 @@ var ruleID = regexp.MustCompile(`\bLL\d{3}\b`)
 // for real and persists nothing.
 func (a *Auditor) escapes(ctx context.Context, t *v1alpha1.Tenant, neighbour string) ([]Check, error) {
 	id := reconcilerOf(t)
-	cfg := rest.CopyConfig(a.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: id.user, Groups: id.groups}
-	c, err := client.New(cfg, client.Options{Scheme: a.Client.Scheme()})
+	c, err := a.clientAs(id)
 	if err != nil {
 		return nil, err
 	}
