@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -43,31 +42,13 @@ func FuzzImport(f *testing.F) {
 		f.Add(s.Program)
 	}
 	f.Fuzz(func(t *testing.T, program []byte) {
-		// The tree four directories down, so that a write climbing out
-		// of it is seen.
-		top := t.TempDir()
-		tree, err := hostilerepo.Write(filepath.Join(top, "1", "2", "3", "4"), program)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv("TMPDIR", tree.Tmp)
-		ctx, cancel := context.WithTimeout(context.Background(), importBound)
-		defer cancel()
-
-		before := hostilerepo.Snapshot(top)
 		type tenant struct{ dir, name string }
 		var (
 			want, bad      []tenant
 			applied        error
 			stdout, stderr bytes.Buffer
 		)
-		done := make(chan error, 1)
-		go func() {
-			defer func() {
-				if p := recover(); p != nil {
-					done <- fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-				}
-			}()
+		r := hostilerepo.Execute(t, program, "tenant import", importBound, importGrace, func(ctx context.Context, tree *hostilerepo.Tree) error {
 			// What import should do, from the library calls it makes.
 			var builds []lint.AppliedBuild
 			builds, _, applied = lint.Applied(ctx, tree.Fleet)
@@ -83,20 +64,10 @@ func FuzzImport(f *testing.F) {
 			cmd.SetArgs([]string{"tenant", "import", tree.Fleet, "-o", tree.Out})
 			cmd.SetOut(&stdout)
 			cmd.SetErr(&stderr)
-			done <- cmd.ExecuteContext(ctx)
-		}()
-		select {
-		case err = <-done:
-		case <-time.After(importBound + importGrace):
-			t.Fatalf("tenant import still runs %v after its context's deadline of %v", importGrace, importBound)
-		}
+			return cmd.ExecuteContext(ctx)
+		})
+		top, tree, before, err := r.Top, r.Tree, r.Before, r.Err
 		t.Logf("tenants %q, badly named %q: %v", want, bad, err)
-		if err != nil && strings.HasPrefix(err.Error(), "panic: ") {
-			t.Fatalf("tenant import panicked: %v", err)
-		}
-		if left := hostilerepo.StillRunning(importGrace, "github.com/landlord-dev/landlord/internal/lint", "sigs.k8s.io/kustomize"); left != "" {
-			t.Fatalf("tenant import returned (%v), yet its work still runs %v later:\n%s", err, importGrace, left)
-		}
 
 		after := hostilerepo.Snapshot(top)
 		out, _ := filepath.Rel(top, tree.Out)
@@ -110,7 +81,7 @@ func FuzzImport(f *testing.F) {
 			}
 		}
 
-		if applied != nil || ctx.Err() != nil {
+		if applied != nil || r.TimedOut {
 			return // import fails as lint does, or ran out of time: FuzzLint judges that
 		}
 		if len(bad) > 0 {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -37,63 +35,29 @@ func FuzzLint(f *testing.F) {
 		f.Add(s.Program)
 	}
 	f.Fuzz(func(t *testing.T, program []byte) {
-		// The tree four directories down, so that a write climbing out
-		// of it is seen.
-		top := t.TempDir()
-		tree, err := hostilerepo.Write(filepath.Join(top, "1", "2", "3", "4"), program)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Temporary files land in the tree, which is checked for writes.
-		t.Setenv("TMPDIR", tree.Tmp)
-		before := hostilerepo.Snapshot(top)
 		var logs bytes.Buffer
 		log.SetOutput(&logs)
 		defer log.SetOutput(os.Stderr)
-
-		ctx, cancel := context.WithTimeout(context.Background(), lintBound)
-		defer cancel()
-		type result struct {
-			findings []lint.Finding
-			err      error
-			panic    string
-		}
-		done := make(chan result, 1)
-		go func() {
-			defer func() {
-				if p := recover(); p != nil {
-					done <- result{panic: fmt.Sprintf("%v\n%s", p, debug.Stack())}
-				}
-			}()
-			findings, err := lint.Lint(ctx, lint.Options{Dir: tree.Fleet,
+		var findings []lint.Finding
+		r := hostilerepo.Execute(t, program, "lint", lintBound, lintGrace, func(ctx context.Context, tree *hostilerepo.Tree) (err error) {
+			findings, err = lint.Lint(ctx, lint.Options{Dir: tree.Fleet,
 				TenantRepos: []lint.TenantRepo{{Tenant: hostilerepo.Tenant, Dir: tree.TenantRepo}}})
-			done <- result{findings: findings, err: err}
-		}()
-		var r result
-		select {
-		case r = <-done:
-		case <-time.After(lintBound + lintGrace):
-			t.Fatalf("lint still runs %v after its context's deadline of %v", lintGrace, lintBound)
-		}
-		if r.panic != "" {
-			t.Fatalf("lint panicked: %s", r.panic)
-		}
-		if left := hostilerepo.StillRunning(lintGrace, "github.com/landlord-dev/landlord/internal/lint", "sigs.k8s.io/kustomize"); left != "" {
-			t.Fatalf("lint returned (%v), yet its work still runs %v later:\n%s", r.err, lintGrace, left)
-		}
+			return err
+		})
+		tree := r.Tree
 
 		// Every output format (text, JSON, SARIF, GitHub) is made of the
 		// findings' fields.
-		out, err := json.Marshal(r.findings)
+		out, err := json.Marshal(findings)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for what, text := range map[string]string{"findings": string(out), "log": logs.String(), "error": fmt.Sprint(r.err)} {
+		for what, text := range map[string]string{"findings": string(out), "log": logs.String(), "error": fmt.Sprint(r.Err)} {
 			if strings.Contains(text, tree.Marker) {
 				t.Errorf("the %s of lint carry a file from outside the repositories:\n%s", what, text)
 			}
 		}
-		if changes := hostilerepo.Changes(before, hostilerepo.Snapshot(top)); len(changes) > 0 {
+		if changes := hostilerepo.Changes(r.Before, hostilerepo.Snapshot(r.Top)); len(changes) > 0 {
 			t.Errorf("lint wrote:\n%s", strings.Join(changes, "\n"))
 		}
 	})
