@@ -12,15 +12,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -63,24 +66,55 @@ func (l load) quantile(q float64) float64 {
 func (l load) throughput() float64 { return float64(len(l.latencies)) / l.elapsed.Seconds() }
 
 // creator creates one object named name in namespace ns.
-type creator func(ctx context.Context, cs kubernetes.Interface, ns, name string) error
+type creator func(ctx context.Context, c client.Client, ns, name string) error
+
+// judge says who judges a kind's creates in a tenant namespace.
+type judge string
+
+const (
+	inProcess judge = "the API server's policy"
+	byWebhook judge = "the webhook"
+)
 
 var kinds = []struct {
 	name   string
+	judged judge
 	create creator
 }{
-	{"ConfigMap", func(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
-		_, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "bench"}},
+	{"ConfigMap", inProcess, func(ctx context.Context, c client.Client, ns, name string) error {
+		return c.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "bench"}},
 			Data:       map[string]string{"key": "value"},
-		}, metav1.CreateOptions{})
-		return err
+		})
 	}},
-	{"Lease", func(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
-		_, err := cs.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-		}, metav1.CreateOptions{})
-		return err
+	{"Lease", inProcess, func(ctx context.Context, c client.Client, ns, name string) error {
+		return c.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	}},
+	{"Deployment", byWebhook, func(ctx context.Context, c client.Client, ns, name string) error {
+		labels := map[string]string{"app": name}
+		return c.Create(ctx, &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](0),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}}},
+				},
+			},
+		})
+	}},
+	{"Kustomization", byWebhook, func(ctx context.Context, c client.Client, ns, name string) error {
+		return c.Create(ctx, &kustomizev1.Kustomization{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: kustomizev1.KustomizationSpec{
+				Interval:           metav1.Duration{Duration: time.Hour},
+				Prune:              true,
+				Suspend:            true,
+				ServiceAccountName: admissionTenant,
+				SourceRef:          kustomizev1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app"},
+			},
+		})
 	}},
 }
 
@@ -111,7 +145,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	}
 	// An owner of the tenant: the owners' group is the tenant's name.
 	cfg := unthrottled(p.ConfigFor("bench-owner", admissionTenant, "system:authenticated"))
-	cs, err := kubernetes.NewForConfig(cfg)
+	owner, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +154,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		return nil, err
 	}
 	tenantNS := tenant.Spec.Namespaces[0].Name
-	if err := waitWritable(ctx, cs, tenantNS, platformNamespace); err != nil {
+	if err := waitWritable(ctx, owner, tenantNS, platformNamespace); err != nil {
 		return nil, err
 	}
 
@@ -132,7 +166,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		tenantLoad, platformLoad, err := compare(ctx, cs, strings.ToLower(kind.name), kind.create, tenantNS)
+		tenantLoad, platformLoad, err := compare(ctx, owner, strings.ToLower(kind.name), kind.create, tenantNS)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +175,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 			// Both ends of the webhook call: the controller and the API server.
 			controller := ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), profileSpan)
 			apiserver := takeProfile(ctx, apiserverHTTP, p.Config.Host, filepath.Join(e.profileDir, "p2-apiserver.pprof"), profileSpan)
-			_, err := series(ctx, cs, kind.create, tenantNS, strings.ToLower(kind.name)+"-profiled", writesPerRound)
+			_, err := series(ctx, owner, kind.create, tenantNS, strings.ToLower(kind.name)+"-profiled", writesPerRound)
 			if err := errors.Join(err, controller(), apiserver()); err != nil {
 				return nil, err
 			}
@@ -150,13 +184,53 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		kindRows := admissionRows(kind.name, tenantLoad, platformLoad)
+		kindRows := admissionRows(kind.name, kind.judged, "", tenantLoad, platformLoad)
+		kindRows[0].note += fmt.Sprintf("; the webhook handled %.0f requests", count-countBefore)
 		if count > countBefore {
-			kindRows[0].note += fmt.Sprintf("; the webhook handled %.0f requests, mean %.2f ms each", count-countBefore, (handled-handledBefore)/(count-countBefore)*1000)
+			kindRows[0].note += fmt.Sprintf(", mean %.2f ms each", (handled-handledBefore)/(count-countBefore)*1000)
 		}
 		rows = append(rows, kindRows...)
 	}
-	return rows, nil
+	down, err := webhookStopped(ctx, ctl, owner, tenantNS)
+	return append(rows, down...), err
+}
+
+// webhookStopped measures the same creates with every landlord-controller
+// stopped: what the API server judges itself goes on as before, what the
+// webhook judges fails closed. The controller runs again after.
+func webhookStopped(ctx context.Context, ctl *controllerProcess, owner client.Client, tenantNS string) ([]row, error) {
+	if err := ctl.Stop(); err != nil {
+		return nil, err
+	}
+	var rows []row
+	for _, kind := range kinds {
+		log.Printf("p2: %s creates with the webhook stopped", kind.name)
+		prefix := strings.ToLower(kind.name) + "-stopped"
+		if kind.judged == inProcess {
+			tenantLoad, platformLoad, err := compare(ctx, owner, prefix, kind.create, tenantNS)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, admissionRows(kind.name, kind.judged, ", webhook stopped", tenantLoad, platformLoad)...)
+			continue
+		}
+		refused, last := 0, error(nil)
+		for i := range warmupPerTarget {
+			if err := kind.create(ctx, owner, tenantNS, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
+				refused, last = refused+1, err
+			}
+		}
+		note := "every create refused: the webhook's rules fail closed"
+		if last != nil {
+			note += "; the last with: " + last.Error()
+		}
+		rows = append(rows, row{part: "p2", figure: kind.name + " create, tenant ns, webhook stopped: refused", value: float64(refused), unit: "of " + fmt.Sprint(warmupPerTarget),
+			target: fmt.Sprint(warmupPerTarget), met: refused == warmupPerTarget, note: note})
+	}
+	if err := ctl.Restart(); err != nil {
+		return nil, err
+	}
+	return rows, ctl.WaitReady(ctx)
 }
 
 // platformGrant makes the platform namespace, binds the tenant role there
@@ -183,11 +257,11 @@ func platformGrant(ctx context.Context, admin client.Client, tenant *v1alpha1.Te
 
 // waitWritable waits until the identity may create in every namespace:
 // the controller has bound its role and RBAC has caught up.
-func waitWritable(ctx context.Context, cs kubernetes.Interface, namespaces ...string) error {
+func waitWritable(ctx context.Context, c client.Client, namespaces ...string) error {
 	deadline := time.Now().Add(time.Minute)
 	for _, ns := range namespaces {
 		for i := 0; ; i++ {
-			err := kinds[0].create(ctx, cs, ns, fmt.Sprintf("bench-probe-%d", i))
+			err := kinds[0].create(ctx, c, ns, fmt.Sprintf("bench-probe-%d", i))
 			if err == nil {
 				break
 			}
@@ -202,20 +276,20 @@ func waitWritable(ctx context.Context, cs kubernetes.Interface, namespaces ...st
 
 // compare runs the creates in the tenant namespace and in the platform
 // namespace, named prefix-round-i, alternating rounds after a warm-up.
-func compare(ctx context.Context, cs kubernetes.Interface, prefix string, create creator, tenantNS string) (tenant, platform load, err error) {
+func compare(ctx context.Context, c client.Client, prefix string, create creator, tenantNS string) (tenant, platform load, err error) {
 	for _, ns := range []string{tenantNS, platformNamespace} {
-		if _, err := series(ctx, cs, create, ns, prefix+"-warmup", warmupPerTarget); err != nil {
+		if _, err := series(ctx, c, create, ns, prefix+"-warmup", warmupPerTarget); err != nil {
 			return tenant, platform, err
 		}
 	}
 	for round := range rounds {
 		name := fmt.Sprintf("%s-%d", prefix, round)
-		got, err := series(ctx, cs, create, tenantNS, name, writesPerRound)
+		got, err := series(ctx, c, create, tenantNS, name, writesPerRound)
 		if err != nil {
 			return tenant, platform, err
 		}
 		tenant.add(got)
-		if got, err = series(ctx, cs, create, platformNamespace, name, writesPerRound); err != nil {
+		if got, err = series(ctx, c, create, platformNamespace, name, writesPerRound); err != nil {
 			return tenant, platform, err
 		}
 		platform.add(got)
@@ -225,7 +299,7 @@ func compare(ctx context.Context, cs kubernetes.Interface, prefix string, create
 
 // series creates n objects named prefix-i in ns from the workers and records
 // each create's latency; failed creates count as errors.
-func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, prefix string, n int) (load, error) {
+func series(ctx context.Context, c client.Client, create creator, ns, prefix string, n int) (load, error) {
 	var (
 		next    atomic.Int64
 		mu      sync.Mutex
@@ -241,7 +315,7 @@ func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, pr
 			var last error
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
 				began := time.Now()
-				if err := create(ctx, cs, ns, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
+				if err := create(ctx, c, ns, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
 					errs++
 					last = err
 					continue
@@ -265,21 +339,17 @@ func series(ctx context.Context, cs kubernetes.Interface, create creator, ns, pr
 	return result, ctx.Err()
 }
 
-func admissionRows(kind string, tenant, platform load) []row {
+func admissionRows(kind string, judged judge, when string, tenant, platform load) []row {
 	p50, p99 := tenant.quantile(0.5), tenant.quantile(0.99)
 	basep50, basep99 := platform.quantile(0.5), platform.quantile(0.99)
 	through, baseThrough := tenant.throughput(), platform.throughput()
-	judged := kind == kinds[0].name
 	target := func(t string) string {
-		if !judged {
-			return "" // the targets are for kinds the webhook judges
+		if judged != inProcess {
+			return "" // the targets are for kinds judged in-process
 		}
 		return t
 	}
-	what := fmt.Sprintf("%s create, tenant ns (baseline: platform ns)", kind)
-	if !judged {
-		what = fmt.Sprintf("%s create, a kind no rule judges (baseline: platform ns)", kind)
-	}
+	what := fmt.Sprintf("%s create, tenant ns, judged by %s%s (baseline: platform ns)", kind, judged, when)
 	note := fmt.Sprintf("%d clients, %d creates each side; overhead p50 %+.2f ms, p99 %+.2f ms", workers, len(tenant.latencies), p50-basep50, p99-basep99)
 	return []row{
 		{part: "p2", figure: what + " p50", value: p50, baseline: basep50, unit: "ms", note: note},
@@ -288,6 +358,6 @@ func admissionRows(kind string, tenant, platform load) []row {
 		{part: "p2", figure: what + " throughput", value: through, baseline: baseThrough, unit: "creates/s",
 			target: target("loss ≤ 10%"), met: through >= 0.9*baseThrough},
 		{part: "p2", figure: what + " errors", value: float64(tenant.errors), baseline: float64(platform.errors), unit: "errors",
-			target: target("0"), met: tenant.errors == 0},
+			target: "0", met: tenant.errors == 0},
 	}
 }

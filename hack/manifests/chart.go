@@ -93,7 +93,8 @@ annotations:
 			log.Fatalf("%s holds {{, which Helm would read as a template", res.CurId())
 		}
 		switch res.GetKind() {
-		case "Namespace", "CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
+		case "Namespace", "CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			// Made by Helm, in crds/, by hand or by webhookTemplates.
 		case "ConfigMap":
 			if res.GetName() != "landlord-tenant-defaults" {
@@ -260,9 +261,10 @@ const (
 	timeoutPlaceholder = 29
 )
 
-// webhookTemplates are the configurations the controller applies, with the
-// cert-manager annotation and the platform's exemptions as it writes them
-// under --cert-manager, --platform-users and --platform-groups.
+// webhookTemplates are the configurations and the in-process policy the
+// controller applies, with the cert-manager annotation and the platform's
+// exemptions as it writes them under --cert-manager, --platform-users and
+// --platform-groups.
 func webhookTemplates() []string {
 	opts := webhook.Options{
 		Namespace: install.ControllerNamespace, ServiceName: webhook.DefaultServiceName, CertManager: true,
@@ -270,9 +272,10 @@ func webhookTemplates() []string {
 		FailurePolicy: failurePlaceholder, TimeoutSeconds: timeoutPlaceholder,
 	}
 	validating, mutating := webhook.Configurations(opts, nil)
+	vap, binding := policy.InProcess(opts.Platform)
 	annotation := fmt.Sprintf("  annotations:\n    cert-manager.io/inject-ca-from: %s/%s\n", opts.Namespace, opts.ServiceName)
 	var docs []string
-	for _, obj := range []any{validating, mutating} {
+	for _, obj := range []any{validating, mutating, vap, binding} {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			log.Fatal(err)
@@ -283,15 +286,19 @@ func webhookTemplates() []string {
 		if err != nil {
 			log.Fatal(err)
 		}
-		doc := strings.Replace(string(data), annotation, "{{- if .Values.webhook.certManager.enabled }}\n"+annotation+"{{- end }}\n", 1)
-		doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
-		doc = strings.ReplaceAll(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder), "timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}")
+		doc := string(data)
+		_, webhooks := u["webhooks"]
+		if webhooks {
+			doc = strings.Replace(doc, annotation, "{{- if .Values.webhook.certManager.enabled }}\n"+annotation+"{{- end }}\n", 1)
+			doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
+			doc = strings.ReplaceAll(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder), "timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}")
+		}
 		if format != "" {
 			doc = strings.ReplaceAll(doc, "expression: "+usersPlaceholder+"\n",
 				`expression: {{ printf `+strconv.Quote(format)+` (include "landlord.celList" .Values.platform.users) (include "landlord.celList" .Values.platform.groups) | toJson }}`+"\n")
 		}
 		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || strings.Contains(doc, failurePlaceholder) ||
-			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
+			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || webhooks && !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
 			log.Fatalf("%s: a platform condition or the cert-manager annotation was not templated:\n%s", u["kind"], doc)
 		}
 		docs = append(docs, doc)
@@ -305,12 +312,7 @@ func webhookTemplates() []string {
 // platform carries the same expression.
 func placeholderCondition(u map[string]any) string {
 	format := ""
-	hooks, _, _ := unstructured.NestedSlice(u, "webhooks")
-	for _, h := range hooks {
-		conditions, found, _ := unstructured.NestedSlice(h.(map[string]any), "matchConditions")
-		if !found {
-			continue
-		}
+	template := func(conditions []any) {
 		for _, c := range conditions {
 			condition := c.(map[string]any)
 			expression := condition["expression"].(string)
@@ -320,12 +322,28 @@ func placeholderCondition(u map[string]any) string {
 				condition["expression"] = usersPlaceholder
 			}
 		}
+	}
+	hooks, _, _ := unstructured.NestedSlice(u, "webhooks")
+	for _, h := range hooks {
+		conditions, found, _ := unstructured.NestedSlice(h.(map[string]any), "matchConditions")
+		if !found {
+			continue
+		}
+		template(conditions)
 		if err := unstructured.SetNestedSlice(h.(map[string]any), conditions, "matchConditions"); err != nil {
 			log.Fatal(err)
 		}
 	}
-	if err := unstructured.SetNestedSlice(u, hooks, "webhooks"); err != nil {
-		log.Fatal(err)
+	if len(hooks) > 0 {
+		if err := unstructured.SetNestedSlice(u, hooks, "webhooks"); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if conditions, found, _ := unstructured.NestedSlice(u, "spec", "matchConditions"); found {
+		template(conditions)
+		if err := unstructured.SetNestedSlice(u, conditions, "spec", "matchConditions"); err != nil {
+			log.Fatal(err)
+		}
 	}
 	return format
 }

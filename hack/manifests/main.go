@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -24,9 +25,12 @@ func main() {
 		roles = append(roles, role)
 	}
 	write("config/rbac/tenant_roles.yaml", "internal/render", roles...)
-	// The in-cluster webhooks, less the caBundle the controller fills in.
+	// The in-cluster webhooks, less the caBundle the controller fills in,
+	// and the policy the API server evaluates itself.
 	validating, mutating := webhook.Configurations(webhook.Options{Namespace: install.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)
 	write("config/webhook/webhooks.yaml", "internal/webhook", validating, mutating)
+	vap, binding := policy.InProcess(policy.Platform{})
+	write("config/webhook/policies.yaml", "internal/policy", vap, binding)
 
 	version, err := os.ReadFile("VERSION")
 	if err != nil {

@@ -178,18 +178,6 @@ const (
 	DefaultStorageClassBetaAnnotation = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
-// managed is rule LL010: whoever is not the platform may not create, change
-// or delete an object labelled as Landlord's, nor remove the label.
-func managed(req Request) field.ErrorList {
-	for _, obj := range []runtime.Object{req.OldObject, req.Object} {
-		if isManaged(obj) {
-			return field.ErrorList{forbidden(ruleManaged, field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
-				"the object is managed by Landlord; allowed: writes by "+ControllerUser+" only")}
-		}
-	}
-	return nil
-}
-
 // isManaged reports whether obj carries Landlord's managed-by label.
 func isManaged(obj runtime.Object) bool {
 	return labelsOf(obj)[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue

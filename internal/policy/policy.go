@@ -75,7 +75,7 @@ func Evaluate(req Request, tenants Tenants) field.ErrorList {
 
 // evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
 // tests vary opt-ins without a Tenant per case.
-func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) (result field.ErrorList) {
+func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
 	if frozen := released(req, tenants); len(frozen) > 0 {
 		return frozen
 	}
@@ -88,23 +88,14 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	if req.Namespace == "" {
 		return clusterScoped(who, req, tenants)
 	}
+	// Appended last: the content rules name what is wrong with the
+	// object, these who may not write it there at all.
+	inProcess := inProcess(req, tenants)
 	if owner == nil {
-		if claimant := tenants.Claimant(req.Namespace); claimant != "" && !who.platform {
-			return unheld(req.Namespace, claimant)
-		}
-		return nil // a platform namespace: RBAC alone decides
-	}
-	var errs field.ErrorList
-	if !who.platform {
-		errs = append(errs, managed(req)...)
-	}
-	if who.tenant != nil && who.tenant.Name != owner.Name {
-		// Appended last: the content rules name what is wrong with the
-		// object, this one who may not write it there at all.
-		defer func() { result = append(result, foreignTenant(req.Namespace, who.tenant, owner)...) }()
+		return inProcess // a platform namespace, or one no tenant holds: LL026 froze it
 	}
 	if req.Operation == admissionv1.Delete || req.Object == nil {
-		return errs
+		return inProcess
 	}
 	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allow(owner), writer: who, shared: sharedOf(req)}
 	found := content(req.Object, s)
@@ -114,15 +105,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 		// before a rule existed; audit reports those.
 		found = ratchet(found, content(req.OldObject, s), req.Object, req.OldObject)
 	}
-	return append(errs, found...)
-}
-
-// foreignTenant is rule LL028: a tenant identity writes in its own
-// tenant's namespaces only, whatever RBAC a platform mistake or an extra
-// cluster role gave it.
-func foreignTenant(ns string, writer, owner *v1alpha1.Tenant) field.ErrorList {
-	return field.ErrorList{forbidden(ruleForeignTenant, field.NewPath("metadata", "namespace"),
-		"namespace "+ns+" is tenant "+owner.Name+"'s and the writer acts for tenant "+writer.Name+"; allowed: "+quoteList(namespacesOf(writer)))}
+	return append(found, inProcess...)
 }
 
 // namespaceFocus is the tenant a Namespace write concerns: its holder, or

@@ -46,7 +46,8 @@ const (
 // LimitRange, NetworkPolicy and variables ConfigMap, and the objects the
 // TenantResources stamp; then the ClusterRoleBindings of
 // extraClusterRoles; then the role and binding of approved cluster
-// resources; then with owners the ClusterRole and binding of their view;
+// resources; then the ClusterRoles and bindings marking the tenant's
+// identities and namespaces; then with owners the ClusterRole and binding of their view;
 // then, with template sources, the templates' account and variables in
 // TemplatesNamespace and its binding in each tenant namespace; then per
 // source its GitRepository and Kustomization; then the notifications'
@@ -82,6 +83,7 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 		objects = append(objects, clusterRoleBinding(t, role))
 	}
 	objects = append(objects, clusterResources(t, h.Served)...)
+	objects = append(objects, markers(t, all)...)
 	if len(t.Spec.Owners) > 0 {
 		objects = append(objects, ownerView(t, all)...)
 	}

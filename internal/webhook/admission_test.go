@@ -154,9 +154,12 @@ func TestFailsClosedOnlyInTenantNamespaces(t *testing.T) {
 			t.Errorf("%s: %v, want it admitted without the webhook", w.name, err)
 		}
 	}
-	err := k8s.Create(ctx, configMap("closed-apps"))
+	if err := k8s.Create(ctx, configMap("closed-apps")); err != nil {
+		t.Errorf("admin, a ConfigMap in a tenant namespace: %v, want it admitted: only the API server judges ConfigMaps", err)
+	}
+	err := k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "closed-apps", GenerateName: "fail-closed-"}})
 	if err == nil || !strings.Contains(err.Error(), "objects.landlord.dev") {
-		t.Errorf("admin in a tenant namespace: %v, want a failed webhook call", err)
+		t.Errorf("admin, a Secret in a tenant namespace: %v, want a failed webhook call", err)
 	}
 	t.Logf("judged with the webhook down in %s", time.Since(start).Round(time.Millisecond))
 }

@@ -20,6 +20,8 @@ import (
 
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,resourceNames=landlord,verbs=get;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,resourceNames=landlord,verbs=get;update;patch
 
 // Name of both webhook configurations, and of the server's paths.
 const (
@@ -51,7 +53,27 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				ClientConfig:            clientConfig(opts, ValidatePath, caBundle),
 				Rules:                   tenantObjectRules(allOperations),
 				NamespaceSelector:       tenantNamespaces(),
-				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatformUnjudged(), notWorkloadControllers()},
+				MatchConditions:         []admissionregistrationv1.MatchCondition{notWorkloadControllers()},
+				FailurePolicy:           guard,
+				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+				TimeoutSeconds:          timeout,
+				AdmissionReviewVersions: []string{"v1"},
+			},
+			{
+				// The in-process rules cannot tell which tenant a writer
+				// holding a wildcard grant acts for (policy.Wildcard): the
+				// webhook evaluates them with exact answers.
+				Name:         "wildcard.landlord.dev",
+				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
+				Rules: []admissionregistrationv1.RuleWithOperations{
+					rule(allOperations, admissionregistrationv1.NamespacedScope, "*", "*"),
+				},
+				NamespaceSelector: tenantNamespaces(),
+				MatchConditions: []admissionregistrationv1.MatchCondition{
+					notPlatform(opts.Platform),
+					notRouted(),
+					{Name: "wildcard-grant", Expression: policy.Wildcard()},
+				},
 				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
@@ -135,14 +157,30 @@ var (
 )
 
 // tenantObjectRules route the kinds the policy judges in tenant
-// namespaces (kinds.Kind.Judged), by group in the registry's order;
-// subresources are left out, so status writes never wait on the webhook.
+// namespaces (kinds.Kind.Judged) by their content: those the in-process
+// rules alone judge (kinds.Kind.LabelsOnly) never leave the API server.
+// By group in the registry's order; subresources are left out, so status
+// writes never wait on the webhook.
 func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
 	var rules []admissionregistrationv1.RuleWithOperations
-	for _, g := range byGroup(func(k kinds.Kind) bool { return k.Judged && k.Namespaced }) {
+	for _, g := range byGroup(judgedByContent) {
 		rules = append(rules, rule(ops, admissionregistrationv1.NamespacedScope, g.group, g.resources...))
 	}
 	return rules
+}
+
+// judgedByContent are the namespaced kinds rules judge beyond the
+// in-process ones.
+func judgedByContent(k kinds.Kind) bool { return k.Judged && k.Namespaced && !k.LabelsOnly }
+
+// notRouted leaves out the kinds tenantObjectRules route already, which the
+// objects webhook judges whoever writes them.
+func notRouted() admissionregistrationv1.MatchCondition {
+	var kinds []string
+	for _, g := range byGroup(judgedByContent) {
+		kinds = append(kinds, fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", g.group, policy.CELList(g.resources)))
+	}
+	return admissionregistrationv1.MatchCondition{Name: "not-routed-already", Expression: fmt.Sprintf("!(%s)", strings.Join(kinds, " || "))}
 }
 
 // groupResources are the resources of one API group.
@@ -174,26 +212,6 @@ func rule(ops []admissionregistrationv1.OperationType, scope admissionregistrati
 		Rule: admissionregistrationv1.Rule{
 			APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources, Scope: ptr.To(scope),
 		},
-	}
-}
-
-// unjudgedForPlatform are the kinds no rule judges but LL010, which holds
-// tenants alone (kinds.Kind.LabelsOnly): a platform controller's write of
-// one is always allowed. They are most of what Landlord and
-// kube-controller-manager write in a tenant namespace.
-var unjudgedForPlatform = byGroup(func(k kinds.Kind) bool { return k.LabelsOnly })
-
-// notPlatformUnjudged spares the webhook the platform controllers' writes
-// of unjudgedForPlatform, which it would allow whatever they hold; the
-// kind is checked first, so other kinds cost one comparison.
-func notPlatformUnjudged() admissionregistrationv1.MatchCondition {
-	kinds := make([]string, len(unjudgedForPlatform))
-	for i, k := range unjudgedForPlatform {
-		kinds[i] = fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", k.group, policy.CELList(k.resources))
-	}
-	return admissionregistrationv1.MatchCondition{
-		Name:       "not-platform-controllers-unjudged-kinds",
-		Expression: fmt.Sprintf("!((%s) && (%s))", strings.Join(kinds, " || "), policy.ControllersCEL()),
 	}
 }
 
@@ -267,7 +285,8 @@ func clientConfig(opts Options, path string, caBundle []byte) admissionregistrat
 // nil; a nil caBundle leaves the one cert-manager injects alone.
 func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
 	validating, mutating := Configurations(opts, caBundle)
-	if err := apply.Objects(ctx, c, fieldOwner, validating, mutating); err != nil {
+	vap, binding := policy.InProcess(opts.Platform)
+	if err := apply.Objects(ctx, c, fieldOwner, vap, binding, validating, mutating); err != nil {
 		return fmt.Errorf("registering the webhooks: %w", err)
 	}
 	return nil

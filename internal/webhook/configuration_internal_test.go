@@ -1,9 +1,11 @@
 package webhook
 
 import (
+	"slices"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/policy"
 )
 
@@ -42,11 +45,11 @@ func (o oneTenant) SelfServiceCount(string) int         { return 0 }
 func (o oneTenant) Released(string) string              { return "" }
 func (o oneTenant) LandlordAccount(string, string) bool { return false }
 
-// TestUnjudgedKindsNeverDenyPlatformControllers: what the API server no
-// longer sends to the webhook, platform controllers writing the kinds of
-// unjudgedForPlatform, the policy allows whatever the object holds, even
-// Landlord's label that a tenant may not touch (LL010).
-func TestUnjudgedKindsNeverDenyPlatformControllers(t *testing.T) {
+// TestUnroutedKindsAreJudgedInProcess: the kinds the objects webhook no
+// longer receives (kinds.Kind.LabelsOnly) are judged by the in-process
+// rules, which refuse the owner's write and spare the platform
+// controllers'.
+func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 	meta := metav1.ObjectMeta{Namespace: "t-apps", Name: "x", Labels: map[string]string{
 		v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue, v1alpha1.TenantLabel: "other",
 	}}
@@ -66,10 +69,14 @@ func TestUnjudgedKindsNeverDenyPlatformControllers(t *testing.T) {
 		{Username: "system:serviceaccount:flux-system:kustomize-controller"},
 	}
 	owner := authenticationv1.UserInfo{Username: "alice", Groups: []string{"t-owners"}}
-	for _, group := range unjudgedForPlatform {
-		for _, resource := range group.resources {
-			judgeAsPlatformAndOwner(t, group.group+"/"+resource, objects, tenants, controllers, owner)
+	routed := tenantObjectRules(allOperations)
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.LabelsOnly }) {
+		if slices.ContainsFunc(routed, func(r admissionregistrationv1.RuleWithOperations) bool {
+			return slices.Contains(r.APIGroups, k.Group) && slices.Contains(r.Resources, k.Resource)
+		}) {
+			t.Errorf("%s/%s is routed to the webhook, which has no rule for it but the API server's", k.Group, k.Resource)
 		}
+		judgeAsPlatformAndOwner(t, k.Group+"/"+k.Resource, objects, tenants, controllers, owner)
 	}
 }
 
@@ -101,5 +108,6 @@ func judgeAsPlatformAndOwner(t *testing.T, key string, objects map[string]runtim
 		if errs := policy.Evaluate(req, tenants); len(errs) == 0 {
 			t.Errorf("%s %s by a tenant owner: allowed, want LL010: the tenant's writes must still be judged", op, key)
 		}
+
 	}
 }

@@ -15,12 +15,12 @@ import (
 	"github.com/landlord-dev/landlord/internal/policy"
 )
 
-// TestPlatformControllersSkipTheWebhookForUnjudgedKinds: with the webhook
-// down, Landlord and a kube-system controller still write the kinds only
-// LL010 judges in a tenant namespace, since the API server no longer asks;
-// a Secret, which other rules judge, and the tenant's own writes of the
-// same kinds still fail closed.
-func TestPlatformControllersSkipTheWebhookForUnjudgedKinds(t *testing.T) {
+// TestLabelsOnlyKindsNeverWaitOnTheWebhook: with the webhook down,
+// Landlord and a kube-system controller (cluster-admin, but the platform's)
+// still write the kinds only the in-process rules judge in a tenant
+// namespace, and so does the tenant, held to LL010 by the API server; a
+// Secret, which other rules judge, still fails closed.
+func TestLabelsOnlyKindsNeverWaitOnTheWebhook(t *testing.T) {
 	reconciler := tenantNamespace(t, "skip")
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-kube-system-writer"},
@@ -60,7 +60,10 @@ func TestPlatformControllersSkipTheWebhookForUnjudgedKinds(t *testing.T) {
 		t.Errorf("kube-system, a Secret: %v, want a failed webhook call", err)
 	}
 	plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "skip-apps", GenerateName: "skip-"}}
-	if err := reconciler.Create(ctx, plain); err == nil || !strings.Contains(err.Error(), "objects.landlord.dev") {
-		t.Errorf("the tenant's reconciler, a ConfigMap: %v, want a failed webhook call", err)
+	if err := reconciler.Create(ctx, plain); err != nil {
+		t.Errorf("the tenant's reconciler, a ConfigMap: %v, want it admitted without the webhook", err)
+	}
+	if err := reconciler.Create(ctx, &corev1.ConfigMap{ObjectMeta: meta()}); err == nil || !strings.Contains(err.Error(), "LL010") {
+		t.Errorf("the tenant's reconciler, a ConfigMap labelled as Landlord's: %v, want LL010 from the API server", err)
 	}
 }

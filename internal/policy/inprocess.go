@@ -1,0 +1,291 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/utils/ptr"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
+	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
+)
+
+// InProcessName names the ValidatingAdmissionPolicy holding the rules the
+// API server evaluates itself, and its binding.
+const InProcessName = "landlord"
+
+// inProcessRule is one rule evaluated in the API server: valid is true for
+// an allowed request; detail is a CEL string expression that follows
+// "<field>: Forbidden: <id>: " in its denial.
+type inProcessRule struct {
+	rule   Rule
+	field  *field.Path
+	valid  string
+	detail string
+}
+
+// labelledTenant is the tenant the namespace's label names.
+var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1.TenantLabel)
+
+// inProcessRules are the rules needing only the request, its namespace and
+// the RBAC markers render.markers keeps of which identities act for which
+// tenant and which namespaces it holds: they are written once, here, and
+// the API server, lint and audit all evaluate this CEL.
+var inProcessRules = []inProcessRule{
+	{
+		rule:  ruleManaged,
+		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
+		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
+			v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
+		detail: fmt.Sprintf("%q", "the object is managed by Landlord; allowed: writes by "+ControllerUser+" only"),
+	},
+	{
+		rule:   ruleUnheld,
+		field:  field.NewPath("metadata", "namespace"),
+		valid:  "variables.held",
+		detail: `"namespace " + request.namespace + " is labelled for tenant " + ` + labelledTenant + ` + ", which does not hold it; allowed: writes by platform identities"`,
+	},
+	{
+		rule:  ruleForeignTenant,
+		field: field.NewPath("metadata", "namespace"),
+		// Where the namespace is not held, LL026 alone speaks; a writer
+		// holding a wildcard grant is judged by the webhook, which
+		// evaluates this rule with exact answers (Wildcard).
+		valid: fmt.Sprintf(`!variables.held || variables.wildcard || !%[1]s.check(%[2]q).allowed() || %[1]s.name(%[3]s).check(%[4]q).allowed()`,
+			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb),
+		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
+			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
+	},
+}
+
+// inProcessVariables are what several rules read, evaluated once a request.
+var inProcessVariables = []admissionregistrationv1.Variable{
+	// held: the tenant the namespace is labelled for holds it.
+	{Name: "held", Expression: fmt.Sprintf(`authorizer.serviceAccount(request.namespace, %q).group(%q).resource(%q).name(%s).check(%q).allowed()`,
+		render.HoldingAccount, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.HoldVerb)},
+	// wildcard: the writer's grants answer yes to every question about
+	// tenants, so RBAC cannot tell which tenant it acts for.
+	{Name: "wildcard", Expression: Wildcard()},
+}
+
+// Wildcard is a CEL expression true for a writer holding a wildcard
+// grant: the webhook judges that writer's requests in tenant namespaces,
+// as the in-process rules cannot.
+func Wildcard() string {
+	return fmt.Sprintf(`%s.name(%q).check(%q).allowed()`, identityCheck, render.WildcardProbe, render.ActForVerb)
+}
+
+// identityCheck starts the authorizer checks of render's identity markers.
+var identityCheck = fmt.Sprintf(`authorizer.group(%q).resource(%q)`, v1alpha1.GroupVersion.Group, render.IdentityResource)
+
+// InProcess is the ValidatingAdmissionPolicy of the in-process rules and
+// its binding: every namespaced write in a tenant namespace by anyone but
+// the platform.
+func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	meta := metav1.ObjectMeta{Name: InProcessName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
+	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
+	for i, r := range inProcessRules {
+		validations[i] = admissionregistrationv1.Validation{
+			Expression:        r.valid,
+			MessageExpression: fmt.Sprintf("%q + %s", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail),
+			Reason:            ptr.To(metav1.StatusReasonForbidden),
+		}
+	}
+	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
+				}},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+					Rule: admissionregistrationv1.Rule{
+						APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"},
+						Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+					},
+				}}},
+			},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-platform", Expression: "!(" + platform.CEL() + ")"}},
+			Variables:       inProcessVariables,
+			Validations:     validations,
+			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        InProcessName,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	return vap, binding
+}
+
+// validators are the in-process policy compiled for each platform, as the
+// API server compiles it.
+var validators sync.Map // users and groups -> validating.Validator
+
+// compiled is the in-process policy for platform, compiled once.
+func compiled(platform Platform) validating.Validator {
+	key := strings.Join(platform.Users, "\n") + "\x00" + strings.Join(platform.Groups, "\n")
+	if v, ok := validators.Load(key); ok {
+		return v.(validating.Validator)
+	}
+	vap, _ := InProcess(platform)
+	v, _ := validators.LoadOrStore(key, compile(vap))
+	return v.(validating.Validator)
+}
+
+// compile builds a policy's validator from k8s.io/apiserver's parts, the
+// way its ValidatingAdmissionPolicy plugin does.
+func compile(vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
+	spec := vap.Spec
+	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		return validating.NewValidator(nil, nil, nil, nil, spec.FailurePolicy, err)
+	}
+	vars := cel.OptionalVariableDeclarations{HasParams: spec.ParamKind != nil, HasAuthorizer: true}
+	messageVars := cel.OptionalVariableDeclarations{HasParams: spec.ParamKind != nil}
+	variables := make([]cel.NamedExpressionAccessor, len(spec.Variables))
+	for i, v := range spec.Variables {
+		variables[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	compiler.CompileAndStoreVariables(variables, vars, environment.StoredExpressions)
+	conditions := make([]cel.ExpressionAccessor, len(spec.MatchConditions))
+	for i := range spec.MatchConditions {
+		conditions[i] = (*matchconditions.MatchCondition)(&spec.MatchConditions[i])
+	}
+	validations := make([]cel.ExpressionAccessor, len(spec.Validations))
+	messages := make([]cel.ExpressionAccessor, len(spec.Validations))
+	for i, v := range spec.Validations {
+		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+	}
+	matcher := matchconditions.NewMatcher(compiler.CompileCondition(conditions, vars, environment.StoredExpressions), spec.FailurePolicy, "policy", "validate", vap.Name)
+	return validating.NewValidator(
+		compiler.CompileCondition(validations, vars, environment.StoredExpressions),
+		matcher,
+		compiler.CompileCondition(nil, vars, environment.StoredExpressions),
+		compiler.CompileCondition(messages, messageVars, environment.StoredExpressions),
+		spec.FailurePolicy, nil)
+}
+
+// inProcess evaluates the in-process rules on req offline, with what the
+// API server would find: the namespace's tenant label, and the markers of
+// tenants.ForUser and tenants.ForNamespace.
+func inProcess(req Request, tenants Tenants) field.ErrorList {
+	if req.Namespace == "" {
+		return nil
+	}
+	label := nameOf(tenants.ForNamespace(req.Namespace))
+	if label == "" {
+		label = tenants.Claimant(req.Namespace)
+	}
+	if label == "" {
+		return nil // outside the policy's namespace selector
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
+	gvk, gvr := kindOf(req)
+	object, old := metadataOf(req.Object), metadataOf(req.OldObject)
+	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
+	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
+	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
+	result := compiled(req.Platform).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
+	var errs field.ErrorList
+	for i, d := range result.Decisions {
+		if d.Action != validating.ActionDeny {
+			continue
+		}
+		r := inProcessRules[min(i, len(inProcessRules)-1)]
+		prefix := r.field.String() + ": Forbidden: " + r.rule.ID + ": "
+		if d.Evaluation == validating.EvalError || !strings.HasPrefix(d.Message, prefix) {
+			errs = append(errs, forbidden(r.rule, r.field, "could not be evaluated, so the API server refuses: "+d.Message))
+			continue
+		}
+		errs = append(errs, forbidden(r.rule, r.field, strings.TrimPrefix(d.Message, prefix)))
+	}
+	return errs
+}
+
+// metadataOf is obj reduced to its metadata, which is all the in-process
+// rules read (TestInProcessRulesReadMetadataOnly): the API server's
+// conversion of a whole object costs more than the rules. Nil for none.
+func metadataOf(obj runtime.Object) runtime.Object {
+	m, ok := obj.(metav1.Object)
+	if !ok || obj == nil {
+		return nil
+	}
+	meta := metav1.ObjectMeta{
+		Name: m.GetName(), GenerateName: m.GetGenerateName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
+		Labels: m.GetLabels(), Annotations: m.GetAnnotations(), OwnerReferences: m.GetOwnerReferences(), Finalizers: m.GetFinalizers(),
+	}
+	return &metav1.PartialObjectMetadata{ObjectMeta: meta}
+}
+
+// kindOf is the request's kind and resource, from the registry where it
+// knows the kind.
+func kindOf(req Request) (schema.GroupVersionKind, schema.GroupVersionResource) {
+	for _, k := range kinds.All {
+		if k.GroupKind() == req.Kind {
+			return k.GroupVersionKind, k.GroupVersion().WithResource(k.Resource)
+		}
+	}
+	for _, obj := range []runtime.Object{req.Object, req.OldObject} {
+		if obj != nil && !obj.GetObjectKind().GroupVersionKind().Empty() {
+			gvk := obj.GetObjectKind().GroupVersionKind()
+			return gvk, gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+		}
+	}
+	return req.Kind.WithVersion(""), schema.GroupVersionResource{Group: req.Kind.Group}
+}
+
+// markers answers the authorizer checks of the in-process rules as RBAC
+// answers them for render's markers: a writer acts for the tenants
+// tenants.ForUser names; a namespace's default account holds the tenant
+// tenants.ForNamespace names.
+type markers struct{ tenants Tenants }
+
+func (m markers) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	if !a.IsResourceRequest() || a.GetAPIGroup() != v1alpha1.GroupVersion.Group || a.GetResource() != render.IdentityResource || a.GetSubresource() != "" {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	u := authenticationv1.UserInfo{Username: a.GetUser().GetName(), Groups: a.GetUser().GetGroups()}
+	is := func(t *v1alpha1.Tenant) bool { return t != nil && t.Name == a.GetName() }
+	var allowed bool
+	switch a.GetVerb() {
+	case render.MemberVerb:
+		allowed = a.GetName() == "" && len(m.tenants.ForUser(u)) > 0
+	case render.ActForVerb:
+		allowed = slices.ContainsFunc(m.tenants.ForUser(u), is)
+	case render.HoldVerb:
+		ns, name, ok := tenancy.SplitServiceAccount(u.Username)
+		allowed = ok && name == render.HoldingAccount && is(m.tenants.ForNamespace(ns))
+	}
+	if allowed {
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}

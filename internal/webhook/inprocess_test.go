@@ -1,0 +1,254 @@
+package webhook_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/testenv"
+	"github.com/landlord-dev/landlord/internal/webhook"
+)
+
+// inProcessCase is one write judged by the in-process rules.
+type inProcessCase struct {
+	name   string
+	user   authenticationv1.UserInfo
+	op     admissionv1.Operation
+	object client.Object
+	// want is the rule that refuses it, "" for allowed.
+	want string
+	// wildcard writers hold every RBAC marker: the webhook judges them.
+	wildcard bool
+}
+
+// TestInProcessVerdictsAgree: every case of the in-process rules gets the
+// same verdict, and the same rule, from the real API server (its
+// ValidatingAdmissionPolicy; ConfigMaps and Leases never reach the
+// webhook) and from policy.Evaluate offline over an informer cache, the
+// way lint and audit judge.
+func TestInProcessVerdictsAgree(t *testing.T) {
+	var (
+		ownerA   = authenticationv1.UserInfo{Username: "ann", Groups: []string{"ipa-owners", "system:authenticated"}}
+		ownerB   = authenticationv1.UserInfo{Username: "ben", Groups: []string{"ipb-owners", "system:authenticated"}}
+		reconB   = authenticationv1.UserInfo{Username: "system:serviceaccount:ipb-apps:ipb", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ipb-apps", "system:authenticated"}}
+		carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"system:authenticated"}}
+		platform = authenticationv1.UserInfo{Username: "pat", Groups: []string{"platform-admins", "system:authenticated"}}
+		// An owner of ipb whom the platform made cluster-admin by mistake.
+		adminB = authenticationv1.UserInfo{Username: "bella", Groups: []string{"ipb-owners", "system:authenticated"}}
+	)
+	for _, name := range []string{"ipa", "ipb"} {
+		tenant := &v1alpha1.Tenant{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.TenantSpec{
+				Namespaces: []v1alpha1.TenantNamespace{{Name: name + "-apps"}},
+				Owners:     []v1alpha1.Owner{{Kind: "Group", Name: name + "-owners"}},
+			},
+		}
+		if err := k8s.Create(ctx, tenant); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	}
+	// A namespace labelled for ipa that ipa does not hold.
+	stray := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ipa-stray", Labels: map[string]string{v1alpha1.TenantLabel: "ipa"}}}
+	if err := k8s.Create(ctx, stray); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, stray) })
+	testenv.Eventually(t, 30*time.Second, func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: "ipb-apps", Name: v1alpha1.VariablesConfigMap}, &corev1.ConfigMap{})
+	})
+	// The platform's mistake the rules stand behind: edit rights
+	// everywhere for tenant ipb's identities, for carol, of no tenant, and
+	// for ipa's owners; the platform's admins need them too.
+	mistake := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "in-process-mistake"},
+		Subjects: []rbacv1.Subject{
+			{Kind: "Group", Name: "ipb-owners"}, {Kind: "ServiceAccount", Namespace: "ipb-apps", Name: "ipb"},
+			{Kind: "User", Name: "carol"}, {Kind: "Group", Name: "ipa-owners"}, {Kind: "Group", Name: "platform-admins"},
+		},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+	}
+	admin := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "in-process-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "User", Name: "bella"}},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+	}
+	for _, b := range []*rbacv1.ClusterRoleBinding{mistake, admin} {
+		if err := k8s.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, b) })
+	}
+
+	configMap := func(ns, name string, labels map[string]string) client.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}, Data: map[string]string{"k": "v"}}
+	}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
+	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
+	cases := []inProcessCase{
+		{"owner writes a ConfigMap", ownerA, admissionv1.Create, configMap("ipa-apps", "app", nil), "", false},
+		{"owner labels a ConfigMap as Landlord's", ownerA, admissionv1.Create, configMap("ipa-apps", "fake", managed), "LL010", false},
+		{"owner empties the variables", ownerA, admissionv1.Update, configMap("ipa-apps", v1alpha1.VariablesConfigMap, nil), "LL010", false},
+		{"owner deletes the variables", ownerA, admissionv1.Delete, configMap("ipa-apps", v1alpha1.VariablesConfigMap, nil), "LL010", false},
+		{"platform rewrites the variables", platform, admissionv1.Update, configMap("ipa-apps", v1alpha1.VariablesConfigMap, managed), "", false},
+		{"other tenant's owner writes", ownerB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", false},
+		{"other tenant's reconciler writes", reconB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", false},
+		{"other tenant's owner takes a Lease", ownerB, admissionv1.Create, lease, "LL028", false},
+		{"an identity of no tenant writes", carol, admissionv1.Create, configMap("ipa-apps", "c", nil), "", false},
+		{"other tenant's owner, cluster-admin, writes", adminB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", true},
+		{"owner, cluster-admin, writes in its own tenant's namespace", adminB, admissionv1.Create, configMap("ipb-apps", "b", nil), "", true},
+		{"owner takes a Lease", ownerA, admissionv1.Create, lease, "", false},
+		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
+		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
+	}
+
+	c, err := cache.New(env.Config, cache.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	store, err := webhook.NewIndex(cctx, c, k8s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(cctx) }()
+	c.WaitForCacheSync(cctx)
+
+	// The markers reach the API server's authorizer after the render.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		return errors.Join(agree(cctx, cases[0], hooks.Platform, store), agree(cctx, cases[5], hooks.Platform, store))
+	})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := agree(cctx, tc, hooks.Platform, store); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+
+	// With Landlord down the API server still judges every case; what
+	// the webhook judges fails closed.
+	gate.shut()
+	defer gate.reopen()
+	for _, tc := range cases {
+		got, err := online(tc)
+		if tc.wildcard {
+			if err == nil || !strings.Contains(err.Error(), "wildcard.landlord.dev") {
+				t.Errorf("webhook down, %s: %q (%v), want a failed call to wildcard.landlord.dev", tc.name, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("webhook down, %s: %q (%v), want %q", tc.name, got, err, tc.want)
+		}
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "s"}}
+	if err := impersonate(ownerA.Username, ownerA.Groups...).Create(ctx, secret, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "objects.landlord.dev") {
+		t.Errorf("webhook down, owner writes a Secret: %v, want a failed webhook call", err)
+	}
+}
+
+var ruleID = regexp.MustCompile(`(?i)\bLL\d{3}\b`)
+
+// online is the rule the API server refuses tc with, "" when it admits it
+// (as a dry run: nothing is stored).
+func online(tc inProcessCase) (string, error) {
+	c := impersonate(tc.user.Username, tc.user.Groups...)
+	obj := tc.object.DeepCopyObject().(client.Object)
+	var err error
+	switch tc.op {
+	case admissionv1.Create:
+		err = c.Create(ctx, obj, client.DryRunAll)
+	case admissionv1.Update:
+		live := obj.DeepCopyObject().(client.Object)
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+			return "", err
+		}
+		obj.SetResourceVersion(live.GetResourceVersion())
+		err = c.Update(ctx, obj, client.DryRunAll)
+	case admissionv1.Delete:
+		err = c.Delete(ctx, obj, client.DryRunAll)
+	}
+	if err == nil {
+		return "", nil
+	}
+	if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
+		return "", err
+	}
+	if strings.Contains(err.Error(), "cannot "+strings.ToLower(string(tc.op))) {
+		return "", fmt.Errorf("RBAC refused the case before admission: %w", err)
+	}
+	id := ruleID.FindString(err.Error())
+	if id == "" {
+		return "", fmt.Errorf("refused without a rule: %w", err)
+	}
+	return strings.ToUpper(id), nil
+}
+
+// agree compares the API server's verdict with the offline one.
+func agree(cctx context.Context, tc inProcessCase, platform policy.Platform, store *webhook.Index) error {
+	got, err := online(tc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tc.name, err)
+	}
+	req := policy.Request{
+		Operation: tc.op, Namespace: tc.object.GetNamespace(), Name: tc.object.GetName(),
+		Kind: kindOf(tc.object), User: tc.user, Platform: platform,
+	}
+	switch tc.op {
+	case admissionv1.Create:
+		req.Object = tc.object
+	case admissionv1.Update:
+		live := tc.object.DeepCopyObject().(client.Object)
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(tc.object), live); err != nil {
+			return err
+		}
+		req.Object, req.OldObject = tc.object, live
+	case admissionv1.Delete:
+		live := tc.object.DeepCopyObject().(client.Object)
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(tc.object), live); err != nil {
+			return err
+		}
+		req.OldObject = live
+	}
+	var offline []string
+	for _, e := range policy.Evaluate(req, store.For(cctx).Resolver()) {
+		offline = append(offline, policy.RuleID(e))
+	}
+	switch {
+	case got != tc.want:
+		return fmt.Errorf("%s: the API server says %q, want %q", tc.name, got, tc.want)
+	case got == "" && len(offline) > 0, got != "" && !slices.Contains(offline, got):
+		return fmt.Errorf("%s: the API server says %q, offline %q", tc.name, got, offline)
+	}
+	return nil
+}
+
+func kindOf(obj client.Object) schema.GroupKind {
+	gvks, _, err := manager.Scheme().ObjectKinds(obj)
+	if err != nil {
+		panic(errors.New("unregistered kind in a test case"))
+	}
+	return gvks[0].GroupKind()
+}
