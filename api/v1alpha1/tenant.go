@@ -18,6 +18,10 @@ const (
 	OriginLabel = "landlord.dev/origin"
 	// ReleasedLabel names the tenant that released a namespace it held.
 	ReleasedLabel = "landlord.dev/released"
+	// ReconcilerLabel names, on a tenant namespace, the service account
+	// Flux applies the tenant's objects as: the API server's default for
+	// their serviceAccountName reads it.
+	ReconcilerLabel = "landlord.dev/reconciler"
 
 	// Finalizer holds a Tenant until what it created is removed or released.
 	Finalizer = "landlord.dev/finalizer"

@@ -21,8 +21,8 @@ const podSecurityLabel = "pod-security.kubernetes.io/"
 
 var podSecurityModes = []string{"enforce", "audit", "warn"}
 
-// namespace is a tenant namespace: tenant, origin and Pod Security
-// Admission labels, the level in all three modes.
+// namespace is a tenant namespace: tenant, origin, reconciler and Pod
+// Security Admission labels, the level in all three modes.
 func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin) *corev1.Namespace {
 	ns := &corev1.Namespace{
 		TypeMeta:   typeMeta(corev1.SchemeGroupVersion, "Namespace"),
@@ -30,6 +30,7 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 	}
 	// Rendering the origin keeps it owned by the apply and restored if removed.
 	ns.Labels[v1alpha1.OriginLabel] = string(origin)
+	ns.Labels[v1alpha1.ReconcilerLabel] = t.ReconcilerName()
 	for _, mode := range podSecurityModes {
 		ns.Labels[podSecurityLabel+mode] = string(t.PodSecurityLevel())
 		ns.Labels[podSecurityLabel+mode+"-version"] = "latest"

@@ -51,16 +51,49 @@ func kustomization(ns, name string) *kustomizev1.Kustomization {
 }
 
 // TestMutatingDefaultsServiceAccount: the tenant's own Kustomization
-// without serviceAccountName runs as its reconciler.
+// without serviceAccountName runs as its reconciler. The API server's
+// MutatingAdmissionPolicy sets it, and the mutating webhook is not asked;
+// without the policy (an API server before 1.36), the webhook sets the
+// same.
 func TestMutatingDefaultsServiceAccount(t *testing.T) {
 	reconciler := tenantNamespace(t, "mut")
-	k := kustomization("mut-apps", "app")
-	start := time.Now()
-	testenv.Eventually(t, 10*time.Second, func() error { return reconciler.Create(ctx, k) })
-	t.Logf("created through both webhooks in %s", time.Since(start).Round(time.Millisecond))
-	if k.Spec.ServiceAccountName != "mut" {
-		t.Errorf("serviceAccountName = %q, want the reconciler mut", k.Spec.ServiceAccountName)
+	create := func(name string) {
+		t.Helper()
+		k := kustomization("mut-apps", name)
+		start := time.Now()
+		testenv.Eventually(t, 10*time.Second, func() error { return reconciler.Create(ctx, k) })
+		t.Logf("%s created in %s", name, time.Since(start).Round(time.Millisecond))
+		if k.Spec.ServiceAccountName != "mut" {
+			t.Errorf("%s: serviceAccountName = %q, want the reconciler mut", name, k.Spec.ServiceAccountName)
+		}
 	}
+	asked := webhook.Answered("mutate")
+	create("by-policy")
+	if got := webhook.Answered("mutate"); got != asked {
+		t.Errorf("the mutating webhook answered %d times, want 0: the API server defaults", got-asked)
+	}
+
+	// A namespace without the reconciler label, as before Landlord set it,
+	// is outside the policy: the webhook defaults there. The controller
+	// puts the label back, so each try removes it again.
+	try := 0
+	testenv.Eventually(t, 20*time.Second, func() error {
+		try++
+		ns := &corev1.Namespace{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: "mut-apps"}, ns); err != nil {
+			return err
+		}
+		delete(ns.Labels, v1alpha1.ReconcilerLabel)
+		if err := k8s.Update(ctx, ns); err != nil {
+			return err
+		}
+		asked = webhook.Answered("mutate")
+		create(fmt.Sprintf("by-webhook-%d", try))
+		if webhook.Answered("mutate") == asked {
+			return errors.New("the mutating webhook was not asked: the API server saw the label still")
+		}
+		return nil
+	})
 }
 
 // TestDenialNamesRulesAndRecordsAnEvent: every violation is in the message,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,8 +21,8 @@ import (
 
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,resourceNames=landlord,verbs=get;update;patch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=create
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,resourceNames=landlord,verbs=get;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,verbs=create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=landlord,verbs=get;update;patch
 
 // Name of both webhook configurations, and of the server's paths.
 const (
@@ -140,7 +141,10 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				rule(createUpdate, admissionregistrationv1.NamespacedScope, "kustomize.toolkit.fluxcd.io", "kustomizations"),
 				rule(createUpdate, admissionregistrationv1.NamespacedScope, "helm.toolkit.fluxcd.io", "helmreleases"),
 			},
-			NamespaceSelector:       tenantNamespaces(),
+			NamespaceSelector: tenantNamespaces(),
+			// Where the API server's MutatingAdmissionPolicy defaulted it
+			// (policy.Defaulting), the webhook is not asked.
+			MatchConditions:         []admissionregistrationv1.MatchCondition{{Name: "no-service-account", Expression: policy.NoServiceAccount}},
 			FailurePolicy:           guard,
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			TimeoutSeconds:          timeout,
@@ -286,8 +290,28 @@ func clientConfig(opts Options, path string, caBundle []byte) admissionregistrat
 func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
 	validating, mutating := Configurations(opts, caBundle)
 	vap, binding := policy.InProcess(opts.Platform)
-	if err := apply.Objects(ctx, c, fieldOwner, vap, binding, validating, mutating); err != nil {
+	objects := []client.Object{vap, binding, validating, mutating}
+	served, err := mutatingPoliciesServed(c)
+	if err != nil {
+		return err
+	}
+	if served {
+		defaulting, defaultingBinding := policy.Defaulting()
+		objects = append(objects, defaulting, defaultingBinding)
+	}
+	if err := apply.Objects(ctx, c, fieldOwner, objects...); err != nil {
 		return fmt.Errorf("registering the webhooks: %w", err)
 	}
 	return nil
+}
+
+// mutatingPoliciesServed reports whether the API server serves
+// MutatingAdmissionPolicy (GA in Kubernetes 1.36); before, the mutating
+// webhook alone sets the reconciler default.
+func mutatingPoliciesServed(c client.Client) (bool, error) {
+	_, err := c.RESTMapper().RESTMapping(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingAdmissionPolicy").GroupKind(), admissionregistrationv1.SchemeGroupVersion.Version)
+	if meta.IsNoMatchError(err) {
+		return false, nil
+	}
+	return err == nil, err
 }

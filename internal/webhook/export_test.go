@@ -3,6 +3,7 @@ package webhook
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -32,4 +33,17 @@ func NearExpiry(opts Options) (map[string][]byte, error) {
 		return nil, err
 	}
 	return issue(time.Now().Add(-50*time.Minute), time.Hour, hosts, nil)
+}
+
+// Answered counts the answers of one webhook ("validate" or "mutate").
+func Answered(webhook string) uint64 {
+	var n uint64
+	for _, d := range []string{decisionAllowed, decisionDenied, decisionErrored} {
+		m := &dto.Metric{}
+		if err := admissionDuration.WithLabelValues(webhook, d).(prometheus.Histogram).Write(m); err != nil {
+			panic(err)
+		}
+		n += m.GetHistogram().GetSampleCount()
+	}
+	return n
 }
