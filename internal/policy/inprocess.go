@@ -197,6 +197,11 @@ func compile(vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.
 // API server would find: the namespace's tenant label, and the markers of
 // tenants.ForUser and tenants.ForNamespace.
 func inProcess(req Request, tenants Tenants) field.ErrorList {
+	return judgeInProcess(req, tenants, metadataOf(req.Object), metadataOf(req.OldObject))
+}
+
+// judgeInProcess is inProcess on object and old in place of the request's.
+func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) field.ErrorList {
 	if req.Namespace == "" {
 		return nil
 	}
@@ -209,7 +214,6 @@ func inProcess(req Request, tenants Tenants) field.ErrorList {
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
 	gvk, gvr := kindOf(req)
-	object, old := metadataOf(req.Object), metadataOf(req.OldObject)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
