@@ -61,6 +61,22 @@ func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Ten
 	return append(foreign, more...), err
 }
 
+// convergeMarkers applies the tenant's admission markers alone: who acts
+// for it and which namespaces it holds follow its spec even while the rest
+// of its render waits, as the API server's policy reads them.
+func (r *TenantReconciler) convergeMarkers(ctx context.Context, tenant *v1alpha1.Tenant) error {
+	claims, err := r.claimNamespaces(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	h := claims.holdings()
+	if h.ForeignAccounts, err = r.foreignAccounts(ctx, tenant, h); err != nil {
+		return err
+	}
+	_, err = r.converge(ctx, tenant, render.Markers(tenant, h))
+	return err
+}
+
 // foreignAccounts reads the accounts the render would bind: one Landlord
 // made is in its cache; one missing there is read live, and another
 // writer's is left out of the render, or whoever made it would act as the

@@ -103,7 +103,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if refused != "" {
 		// Not requeued: a change of the ClusterRole or the Tenant wakes it.
 		r.stall(tenant, "RoleRefused", errors.New(refused))
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.convergeMarkers(ctx, desired)
 	}
 	claims, err := r.claimNamespaces(ctx, desired)
 	if err != nil {

@@ -55,7 +55,7 @@ var inProcessRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
 		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
-		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
+		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
 			v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
 		detail: fmt.Sprintf("%q", "the object is managed by Landlord; allowed: writes by "+ControllerUser+" only"),
 	},
@@ -99,8 +99,8 @@ func Wildcard() string {
 var identityCheck = fmt.Sprintf(`authorizer.group(%q).resource(%q)`, v1alpha1.GroupVersion.Group, render.IdentityResource)
 
 // InProcess is the ValidatingAdmissionPolicy of the in-process rules and
-// its binding: every namespaced write in a tenant namespace by anyone but
-// the platform.
+// its binding: every namespaced request but reads, subresources and
+// CONNECT included, in a tenant namespace by anyone but the platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	meta := metav1.ObjectMeta{Name: InProcessName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
 	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
@@ -119,10 +119,13 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 					{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
 				}},
+				// Subresources and CONNECT too: a token, a scale, an eviction
+				// or an exec in another tenant's namespace is a write there,
+				// and a status update may strip Landlord's label.
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
 					Rule: admissionregistrationv1.Rule{
-						APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"},
+						APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"},
 						Scope: ptr.To(admissionregistrationv1.NamespacedScope),
 					},
 				}}},

@@ -57,6 +57,13 @@ func markerRules(tenant string, verbs ...string) []rbacv1.PolicyRule {
 	return rules
 }
 
+// Markers are the tenant's markers as Objects renders them: the controller
+// applies them alone while the rest of a render waits on a refused role,
+// so that the API server goes on judging by the spec.
+func Markers(t *v1alpha1.Tenant, h Holdings) []client.Object {
+	return h.keep(markers(t, h.Namespaces(t)))
+}
+
 // markers are the ClusterRoles and bindings the in-process rules ask the
 // API server's authorizer about: the tenant's identities, its reconciler
 // in every namespace it holds and its owners (the identities

@@ -66,8 +66,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				// webhook evaluates them with exact answers.
 				Name:         "wildcard.landlord.dev",
 				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
+				// What the in-process policy matches.
 				Rules: []admissionregistrationv1.RuleWithOperations{
-					rule(allOperations, admissionregistrationv1.NamespacedScope, "*", "*"),
+					rule([]admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll}, admissionregistrationv1.NamespacedScope, "*", "*/*"),
 				},
 				NamespaceSelector: tenantNamespaces(),
 				MatchConditions: []admissionregistrationv1.MatchCondition{
@@ -100,7 +101,8 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				Name:         "namespaces.landlord.dev",
 				ClientConfig: clientConfig(opts, ValidatePath, caBundle),
 				Rules: []admissionregistrationv1.RuleWithOperations{
-					rule(allOperations, admissionregistrationv1.ClusterScope, "", "namespaces"),
+					// Status and finalize rewrite labels and finalizers too.
+					rule(allOperations, admissionregistrationv1.ClusterScope, "", "namespaces", "namespaces/status", "namespaces/finalize"),
 				},
 				// Platform identities never wait on the webhook for a namespace.
 				MatchConditions:         []admissionregistrationv1.MatchCondition{notPlatform(opts.Platform)},

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -63,15 +65,6 @@ func (v *validator) Handle(ctx context.Context, req admission.Request) admission
 	reads, shared := v.index.For(ctx), v.shared.For(ctx)
 	tenants := reads.Resolver()
 	preq.Platform, preq.Shared = v.platform, shared
-	// A namespaced kind the rules do not know is not theirs to judge, but
-	// in a released namespace (LL024); a cluster-scoped one is, whatever
-	// its kind (LL014).
-	if preq.Object == nil && preq.OldObject == nil && req.Namespace != "" && tenants.Released(req.Namespace) == "" {
-		if err := reads.Err(); err != nil {
-			return undecided(err)
-		}
-		return admission.Allowed("")
-	}
 	errs := v.evaluate(req, preq, reads)
 	if err := errors.Join(reads.Err(), shared.Err()); err != nil {
 		return undecided(err)
@@ -169,6 +162,20 @@ func requester(req admission.Request, tenants tenancy.Resolver, target *v1alpha1
 	return nil
 }
 
+// decode is policy.Decode, or the object's metadata for a kind it does not
+// decode; nil for no object.
+func decode(gvk schema.GroupVersionKind, raw []byte) (runtime.Object, error) {
+	obj, err := policy.Decode(gvk, raw)
+	if obj != nil || err != nil || len(raw) == 0 {
+		return obj, err
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	if err := json.Unmarshal(raw, meta); err != nil {
+		return nil, fmt.Errorf("decode the metadata of %s: %w", gvk.GroupKind(), err)
+	}
+	return meta, nil
+}
+
 func tenantName(t *v1alpha1.Tenant) string {
 	if t == nil {
 		return "no tenant"
@@ -177,14 +184,15 @@ func tenantName(t *v1alpha1.Tenant) string {
 }
 
 // policyRequest decodes an admission request into the policy's terms;
-// objects of kinds the policy does not judge decode to nil.
+// objects of kinds the policy does not decode keep their metadata, which
+// the in-process rules judge whatever the kind.
 func policyRequest(req admission.Request) (policy.Request, error) {
 	gvk := schema.GroupVersionKind(req.Kind)
-	obj, err := policy.Decode(gvk, req.Object.Raw)
+	obj, err := decode(gvk, req.Object.Raw)
 	if err != nil {
 		return policy.Request{}, fmt.Errorf("decoding the object: %w", err)
 	}
-	old, err := policy.Decode(gvk, req.OldObject.Raw)
+	old, err := decode(gvk, req.OldObject.Raw)
 	if err != nil {
 		return policy.Request{}, fmt.Errorf("decoding the old object: %w", err)
 	}
