@@ -71,7 +71,10 @@ var inProcessRules = []inProcessRule{
 		// Where the namespace is not held, LL026 alone speaks; a writer
 		// holding a wildcard grant is judged by the webhook, which
 		// evaluates this rule with exact answers (Wildcard).
-		valid: fmt.Sprintf(`!variables.held || variables.wildcard || !%[1]s.check(%[2]q).allowed() || %[1]s.name(%[3]s).check(%[4]q).allowed()`,
+		// Ordered for RBAC: an allowed check stops at the first grant, a
+		// refused one reads every binding, so the tenant's own writers,
+		// the common case, pay two allowed checks.
+		valid: fmt.Sprintf(`!variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard`,
 			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb),
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,

@@ -73,10 +73,9 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 				NamespaceSelector: tenantNamespaces(),
 				MatchConditions: []admissionregistrationv1.MatchCondition{
 					notPlatform(opts.Platform),
-					notRouted(),
+					{Name: "not-routed-already", Expression: notRouted()},
 					{Name: "wildcard-grant", Expression: policy.Wildcard()},
-				},
-				FailurePolicy:           guard,
+				},				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
 				AdmissionReviewVersions: []string{"v1"},
@@ -181,12 +180,12 @@ func judgedByContent(k kinds.Kind) bool { return k.Judged && k.Namespaced && !k.
 
 // notRouted leaves out the kinds tenantObjectRules route already, which the
 // objects webhook judges whoever writes them.
-func notRouted() admissionregistrationv1.MatchCondition {
+func notRouted() string {
 	var kinds []string
 	for _, g := range byGroup(judgedByContent) {
 		kinds = append(kinds, fmt.Sprintf("(request.resource.group == %q && request.resource.resource in %s)", g.group, policy.CELList(g.resources)))
 	}
-	return admissionregistrationv1.MatchCondition{Name: "not-routed-already", Expression: fmt.Sprintf("!(%s)", strings.Join(kinds, " || "))}
+	return fmt.Sprintf("!(%s)", strings.Join(kinds, " || "))
 }
 
 // groupResources are the resources of one API group.
