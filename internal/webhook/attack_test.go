@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // attack is one request by a tenant identity and the rule that must stop
@@ -255,18 +254,7 @@ func attackTenants(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testenv.Eventually(t, 60*time.Second, func() error {
-		for _, name := range []string{"blue", "red", "green"} {
-			tenant := &v1alpha1.Tenant{}
-			if err := k8s.Get(ctx, client.ObjectKey{Name: name}, tenant); err != nil {
-				return err
-			}
-			if !metaReady(tenant) {
-				return fmt.Errorf("tenant %s not ready: %+v", name, tenant.Status.Conditions)
-			}
-		}
-		return nil
-	})
+	waitReady(t, "blue", "red", "green")
 }
 
 var minute = metav1.Duration{Duration: time.Minute}
