@@ -145,6 +145,8 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	}
 	// An owner of the tenant: the owners' group is the tenant's name.
 	cfg := unthrottled(p.ConfigFor("bench-owner", admissionTenant, "system:authenticated"))
+	// Pod Security's warnings on the Deployments would be logged per create.
+	cfg.WarningHandlerWithContext = rest.NoWarnings{}
 	owner, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
 		return nil, err

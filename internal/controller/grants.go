@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -86,14 +85,19 @@ func (r *TenantReconciler) revoke(ctx context.Context, tenant *v1alpha1.Tenant, 
 // role that changes (aggregation adds rules later) is judged again.
 func (r *TenantReconciler) tenantsBinding(ctx context.Context, obj client.Object) []reconcile.Request {
 	list := &v1alpha1.TenantList{}
-	if err := r.List(ctx, list); err != nil {
+	if err := r.List(ctx, list, client.MatchingFields{roleIndex: obj.GetName()}); err != nil {
 		return nil
 	}
-	var out []reconcile.Request
-	for _, t := range list.Items {
-		if t.RoleName() == obj.GetName() || slices.Contains(t.Spec.ExtraClusterRoles, obj.GetName()) {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: t.Name}})
-		}
+	out := make([]reconcile.Request, len(list.Items))
+	for i, t := range list.Items {
+		out[i] = reconcile.Request{NamespacedName: types.NamespacedName{Name: t.Name}}
 	}
 	return out
+}
+
+// boundRoles are the ClusterRoles a Tenant binds: its role and its
+// extraClusterRoles.
+func boundRoles(obj client.Object) []string {
+	t := obj.(*v1alpha1.Tenant)
+	return append([]string{t.RoleName()}, t.Spec.ExtraClusterRoles...)
 }

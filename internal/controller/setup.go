@@ -123,6 +123,11 @@ func ownFields(obj any) (any, error) {
 // that one tenant's objects are found without a scan of every tenant's.
 const tenantIndex = "landlord.dev/tenant"
 
+// roleIndex keys the Tenants by the ClusterRoles they bind, so that a
+// ClusterRole's change finds its Tenants without copying every Tenant:
+// each Tenant's render makes ClusterRoles of its own.
+const roleIndex = "landlord.dev/role"
+
 // SetupWithManager registers the Tenant reconciler and its watches.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &TenantReconciler{
@@ -136,6 +141,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		if err := mgr.GetFieldIndexer().IndexField(ctx, kind.New(), tenantIndex, tenancy.LabelledFor); err != nil {
 			return fmt.Errorf("indexing %T by tenant: %w", kind.New(), err)
 		}
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &v1alpha1.Tenant{}, roleIndex, boundRoles); err != nil {
+		return fmt.Errorf("indexing Tenants by role: %w", err)
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.Tenant{}, builder.WithPredicates(specChanged)).
