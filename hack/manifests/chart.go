@@ -281,7 +281,7 @@ func webhookTemplates() []string {
 			log.Fatal(err)
 		}
 		unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
-		format := placeholderCondition(u)
+		formats := placeholderConditions(u)
 		data, err := yaml.Marshal(u)
 		if err != nil {
 			log.Fatal(err)
@@ -293,9 +293,9 @@ func webhookTemplates() []string {
 			doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
 			doc = strings.ReplaceAll(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder), "timeoutSeconds: {{ .Values.webhook.timeoutSeconds }}")
 		}
-		if format != "" {
-			doc = strings.ReplaceAll(doc, "expression: "+usersPlaceholder+"\n",
-				`expression: {{ printf `+strconv.Quote(format)+` (include "landlord.celList" .Values.platform.users) (include "landlord.celList" .Values.platform.groups) | toJson }}`+"\n")
+		for i, f := range formats {
+			doc = strings.ReplaceAll(doc, fmt.Sprintf("expression: %s_%d\n", usersPlaceholder, i),
+				`expression: {{ printf `+strconv.Quote(f)+` (include "landlord.celList" .Values.platform.users) (include "landlord.celList" .Values.platform.groups) | toJson }}`+"\n")
 		}
 		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || strings.Contains(doc, failurePlaceholder) ||
 			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || webhooks && !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
@@ -306,20 +306,19 @@ func webhookTemplates() []string {
 	return docs
 }
 
-// placeholderCondition replaces the expressions naming the placeholders
-// with the users' placeholder alone, returning the expression as a format
-// of the users' list, then the groups'. Every webhook exempting the
-// platform carries the same expression.
-func placeholderCondition(u map[string]any) string {
-	format := ""
+// placeholderConditions replaces each expression naming the placeholders
+// with the users' placeholder and its index, returning the expressions as
+// formats of the users' list, then the groups', by index.
+func placeholderConditions(u map[string]any) []string {
+	var formats []string
 	template := func(conditions []any) {
 		for _, c := range conditions {
 			condition := c.(map[string]any)
 			expression := condition["expression"].(string)
 			users, groups := fmt.Sprintf("[%q]", usersPlaceholder), fmt.Sprintf("[%q]", groupsPlaceholder)
 			if strings.Contains(expression, users) && strings.Contains(expression, groups) {
-				format = strings.Replace(strings.Replace(expression, users, "%[1]s", 1), groups, "%[2]s", 1)
-				condition["expression"] = usersPlaceholder
+				condition["expression"] = fmt.Sprintf("%s_%d", usersPlaceholder, len(formats))
+				formats = append(formats, strings.Replace(strings.Replace(expression, users, "%[1]s", 1), groups, "%[2]s", 1))
 			}
 		}
 	}
@@ -345,7 +344,7 @@ func placeholderCondition(u map[string]any) string {
 			log.Fatal(err)
 		}
 	}
-	return format
+	return formats
 }
 
 // templateAnnotations gives the object of doc, which has none, the

@@ -71,11 +71,13 @@ func Configurations(opts Options, caBundle []byte) (*admissionregistrationv1.Val
 					rule([]admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll}, admissionregistrationv1.NamespacedScope, "*", "*/*"),
 				},
 				NamespaceSelector: tenantNamespaces(),
-				MatchConditions: []admissionregistrationv1.MatchCondition{
-					notPlatform(opts.Platform),
-					{Name: "not-routed-already", Expression: notRouted()},
-					{Name: "wildcard-grant", Expression: policy.Wildcard()},
-				},
+				// One expression: match conditions are all evaluated, and
+				// the authorizer check, which reads every ClusterRoleBinding
+				// when it is refused, must run only for what the others leave.
+				MatchConditions: []admissionregistrationv1.MatchCondition{{
+					Name:       "wildcard-grant-of-no-platform",
+					Expression: fmt.Sprintf("%s && %s && %s", notPlatform(opts.Platform).Expression, notRouted(), policy.Wildcard()),
+				}},
 				FailurePolicy:           guard,
 				SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 				TimeoutSeconds:          timeout,
