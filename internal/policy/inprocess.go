@@ -27,7 +27,6 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
-	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // InProcessName names the ValidatingAdmissionPolicy holding the rules the
@@ -83,9 +82,11 @@ var inProcessRules = []inProcessRule{
 
 // inProcessVariables are what several rules read, evaluated once a request.
 var inProcessVariables = []admissionregistrationv1.Variable{
-	// held: the tenant the namespace is labelled for holds it.
-	{Name: "held", Expression: fmt.Sprintf(`authorizer.serviceAccount(request.namespace, %q).group(%q).resource(%q).name(%s).check(%q).allowed()`,
-		render.HoldingAccount, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.HoldVerb)},
+	// held: the tenant the namespace is labelled for holds it, which its
+	// reconciler there, named by the namespace's label, says by acting for
+	// it.
+	{Name: "held", Expression: fmt.Sprintf(`has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels && authorizer.serviceAccount(request.namespace, namespaceObject.metadata.labels[%[1]q]).group(%[2]q).resource(%[3]q).name(%[4]s).check(%[5]q).allowed()`,
+		v1alpha1.ReconcilerLabel, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.ActForVerb)},
 	// wildcard: the writer's grants answer yes to every question about
 	// tenants, so RBAC cannot tell which tenant it acts for.
 	{Name: "wildcard", Expression: Wildcard()},
@@ -211,7 +212,8 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	if req.Namespace == "" {
 		return nil
 	}
-	label := nameOf(tenants.ForNamespace(req.Namespace))
+	holder := tenants.ForNamespace(req.Namespace)
+	label := nameOf(holder)
 	if label == "" {
 		label = tenants.Claimant(req.Namespace)
 	}
@@ -219,6 +221,9 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 		return nil // outside the policy's namespace selector
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
+	if holder != nil {
+		ns.Labels[v1alpha1.ReconcilerLabel] = holder.ReconcilerName()
+	}
 	gvk, gvr := kindOf(req)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
@@ -274,8 +279,7 @@ func kindOf(req Request) (schema.GroupVersionKind, schema.GroupVersionResource) 
 
 // markers answers the authorizer checks of the in-process rules as RBAC
 // answers them for render's markers: a writer acts for the tenants
-// tenants.ForUser names; a namespace's default account holds the tenant
-// tenants.ForNamespace names.
+// tenants.ForUser names.
 type markers struct{ tenants Tenants }
 
 func (m markers) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
@@ -290,9 +294,6 @@ func (m markers) Authorize(_ context.Context, a authorizer.Attributes) (authoriz
 		allowed = a.GetName() == "" && len(m.tenants.ForUser(u)) > 0
 	case render.ActForVerb:
 		allowed = slices.ContainsFunc(m.tenants.ForUser(u), is)
-	case render.HoldVerb:
-		ns, name, ok := tenancy.SplitServiceAccount(u.Username)
-		allowed = ok && name == render.HoldingAccount && is(m.tenants.ForNamespace(ns))
 	}
 	if allowed {
 		return authorizer.DecisionAllow, "", nil

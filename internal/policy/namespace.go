@@ -22,7 +22,7 @@ const podSecurityPrefix = "pod-security.kubernetes.io/"
 // owns the namespace, who made it, and what pods may do there.
 func protectedLabel(key string) bool {
 	switch key {
-	case v1alpha1.TenantLabel, v1alpha1.OriginLabel, v1alpha1.ManagedByLabel, v1alpha1.ReleasedLabel:
+	case v1alpha1.TenantLabel, v1alpha1.OriginLabel, v1alpha1.ManagedByLabel, v1alpha1.ReleasedLabel, v1alpha1.ReconcilerLabel:
 		return true
 	}
 	return strings.HasPrefix(key, podSecurityPrefix)

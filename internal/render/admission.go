@@ -12,22 +12,19 @@ import (
 // checks find. Their verbs are served by no API, so they open nothing.
 const (
 	// ActForVerb, on the tenant by name, marks an identity of that tenant.
+	// The reconciler of each namespace the tenant holds is one: asked of
+	// the account the namespace's landlord.dev/reconciler label names, it
+	// says the tenant holds the namespace.
 	ActForVerb = "act-for"
 	// MemberVerb, on tenants with no name, marks an identity of any tenant:
 	// RBAC cannot ask "some name other than this one".
 	MemberVerb = "member"
-	// HoldVerb, on the tenant by name, is granted to the default account of
-	// each namespace the tenant holds: the policies ask it of that account.
-	HoldVerb = "hold"
 	// IdentityResource is the resource of every marker.
 	IdentityResource = "tenants"
 	// WildcardProbe is a name no tenant can take (not a DNS label): who
 	// acts for it holds a wildcard grant, such as cluster-admin, which
 	// makes RBAC's answers about tenants say nothing.
 	WildcardProbe = "-"
-	// HoldingAccount is the account of each held namespace the hold marker
-	// names; Kubernetes makes it in every namespace.
-	HoldingAccount = "default"
 )
 
 // IdentityName names the ClusterRole, and its binding, marking the tenant's
@@ -35,12 +32,6 @@ const (
 // landlord:<tenant>...) takes it.
 func IdentityName(t *v1alpha1.Tenant) string {
 	return "landlord-identity:" + t.Name
-}
-
-// HoldingName names the ClusterRole, and its binding, marking the
-// namespaces the tenant holds.
-func HoldingName(t *v1alpha1.Tenant) string {
-	return "landlord-holding:" + t.Name
 }
 
 // markerRules grant verbs on the tenant by name and, for member, on
@@ -64,28 +55,17 @@ func Markers(t *v1alpha1.Tenant, h Holdings) []client.Object {
 	return h.keep(markers(t, h.Namespaces(t)))
 }
 
-// markers are the ClusterRoles and bindings the in-process rules ask the
+// markers are the ClusterRole and binding the in-process rules ask the
 // API server's authorizer about: the tenant's identities, its reconciler
 // in every namespace it holds and its owners (the identities
-// policy.Tenants.ForUser answers with), act for it; the default account
-// of each namespace it holds holds it.
+// policy.Tenants.ForUser answers with), act for it. One binding a tenant:
+// RBAC reads every ClusterRoleBinding to authorize any request it refuses
+// or grants through a RoleBinding.
 func markers(t *v1alpha1.Tenant, all []string) []client.Object {
-	holding := make([]rbacv1.Subject, len(all))
-	for i, ns := range all {
-		holding[i] = rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: HoldingAccount}
+	name := IdentityName(t)
+	return []client.Object{
+		&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"), ObjectMeta: meta(t, name, ""), Rules: markerRules(t.Name, ActForVerb, MemberVerb)},
+		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"), ObjectMeta: meta(t, name, ""),
+			Subjects: append(reconcilerSubjects(t, all), ownerSubjects(t)...), RoleRef: clusterRoleRef(name)},
 	}
-	var objects []client.Object
-	for _, m := range []struct {
-		name     string
-		rules    []rbacv1.PolicyRule
-		subjects []rbacv1.Subject
-	}{
-		{IdentityName(t), markerRules(t.Name, ActForVerb, MemberVerb), append(reconcilerSubjects(t, all), ownerSubjects(t)...)},
-		{HoldingName(t), markerRules(t.Name, HoldVerb), holding},
-	} {
-		objects = append(objects,
-			&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"), ObjectMeta: meta(t, m.name, ""), Rules: m.rules},
-			&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"), ObjectMeta: meta(t, m.name, ""), Subjects: m.subjects, RoleRef: clusterRoleRef(m.name)})
-	}
-	return objects
 }
