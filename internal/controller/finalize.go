@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // finalize removes or releases what the Tenant created, then lets it go.
@@ -25,7 +27,9 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 	if !controllerutil.ContainsFinalizer(tenant, v1alpha1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	if waiting, err := r.removeStage(ctx, tenant, clusterKinds); waiting || err != nil {
+	// The identity markers grant nothing and stay to the end: the API
+	// server holds the namespaces by them while Flux prunes.
+	if waiting, err := r.removeStage(ctx, tenant, clusterKinds, render.IdentityName(tenant)); waiting || err != nil {
 		return r.finalizing(tenant, err)
 	}
 	namespaces, err := r.owned(ctx, tenant, []ownedKind{namespaceKind})
@@ -48,8 +52,8 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 		// this one, deletes what is left.
 		return r.finalizing(tenant, nil)
 	}
-	for _, stage := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind)} {
-		if waiting, err := r.removeStage(ctx, tenant, stage); waiting || err != nil {
+	for _, stage := range [][]ownedKind{fluxKinds, append(append([]ownedKind{}, guardKinds...), namespaceKind), clusterKinds} {
+		if waiting, err := r.removeStage(ctx, tenant, stage, ""); waiting || err != nil {
 			return r.finalizing(tenant, err)
 		}
 	}
@@ -63,12 +67,17 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 	return ctrl.Result{}, nil
 }
 
-// removeStage deletes the tenant's objects of kinds and reports whether
-// any was left to wait for, recording which on the Tenant.
-func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Tenant, stage []ownedKind) (bool, error) {
+// removeStage deletes the tenant's objects of kinds but those named kept
+// and reports whether any was left to wait for, recording which on the
+// Tenant.
+func (r *TenantReconciler) removeStage(ctx context.Context, tenant *v1alpha1.Tenant, stage []ownedKind, kept string) (bool, error) {
 	objects, err := r.owned(ctx, tenant, stage)
-	if err != nil || len(objects) == 0 {
+	if err != nil {
 		return false, err
+	}
+	objects = slices.DeleteFunc(objects, func(o ownedObject) bool { return kept != "" && o.obj.GetName() == kept })
+	if len(objects) == 0 {
+		return false, nil
 	}
 	for _, o := range objects {
 		if keep, err := r.letGoLive(ctx, tenant, o); keep || err != nil {

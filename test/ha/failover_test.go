@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -84,18 +83,21 @@ func (p *prober) run() {
 		case <-time.After(100 * time.Millisecond):
 		}
 		now := time.Now()
-		admitted := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, GenerateName: "probe-"}}
+		// Secrets, which the webhook judges: ConfigMaps never leave the API
+		// server. A token of the tenant's reconciler is LL012's.
+		admitted := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, GenerateName: "probe-"}}
 		admitErr := p.c.Create(ctx, admitted)
-		managed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, GenerateName: "probe-",
-			Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}}
-		denyErr := p.c.Create(ctx, managed)
+		token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, GenerateName: "probe-",
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: strings.TrimSuffix(p.ns, "-apps")}},
+			Type: corev1.SecretTypeServiceAccountToken}
+		denyErr := p.c.Create(ctx, token)
 		p.mu.Lock()
 		p.at = append(p.at, now)
 		if admitErr != nil {
-			p.wrongs = append(p.wrongs, now.Format("15:04:05.000")+" a plain ConfigMap: "+admitErr.Error())
+			p.wrongs = append(p.wrongs, now.Format("15:04:05.000")+" a plain Secret: "+admitErr.Error())
 		}
 		if denyErr == nil || !strings.Contains(denyErr.Error(), "denied the request") {
-			p.wrongs = append(p.wrongs, now.Format("15:04:05.000")+" a ConfigMap labelled as Landlord's: want denied, got "+errString(denyErr))
+			p.wrongs = append(p.wrongs, now.Format("15:04:05.000")+" a token of the reconciler: want denied, got "+errString(denyErr))
 		}
 		p.mu.Unlock()
 	}

@@ -85,7 +85,7 @@ func TestOutageHoldsTenantsNotTheCluster(t *testing.T) {
 	})
 
 	held := map[string]error{
-		"create a ConfigMap":   owner.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "held-"}}),
+		"create a Secret":      owner.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "held-"}}),
 		"delete the Job":       owner.Delete(ctx, job),
 		"scale the Deployment": owner.Patch(ctx, deployment, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":3}}`))),
 	}
