@@ -22,17 +22,14 @@ const NoServiceAccount = `!has(object.spec.serviceAccountName) || object.spec.se
 // tenant's reconciler as its namespace's label names it, and its binding,
 // for API servers that serve MutatingAdmissionPolicy (Kubernetes 1.36).
 func Defaulting() (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
-	meta := metav1.ObjectMeta{Name: InProcessName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
+	meta := policyMeta()
 	reconciler := fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1.ReconcilerLabel)
 	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: meta,
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			MatchConstraints: &admissionregistrationv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-					{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
-					{Key: v1alpha1.ReconcilerLabel, Operator: metav1.LabelSelectorOpExists},
-				}},
+				NamespaceSelector: tenantNamespaces(v1alpha1.ReconcilerLabel),
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
 					defaulted(kustomizev1.GroupVersion.Group, "kustomizations"),
 					defaulted(helmv2.GroupVersion.Group, "helmreleases"),

@@ -106,7 +106,7 @@ var identityCheck = fmt.Sprintf(`authorizer.group(%q).resource(%q)`, v1alpha1.Gr
 // its binding: every namespaced request but reads, subresources and
 // CONNECT included, in a tenant namespace by anyone but the platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	meta := metav1.ObjectMeta{Name: InProcessName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
+	meta := policyMeta()
 	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
 	for i, r := range inProcessRules {
 		validations[i] = admissionregistrationv1.Validation{
@@ -120,9 +120,7 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 		ObjectMeta: meta,
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: &admissionregistrationv1.MatchResources{
-				NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-					{Key: v1alpha1.TenantLabel, Operator: metav1.LabelSelectorOpExists},
-				}},
+				NamespaceSelector: tenantNamespaces(),
 				// Subresources and CONNECT too: a token, a scale, an eviction
 				// or an exec in another tenant's namespace is a write there,
 				// and a status update may strip Landlord's label.
@@ -149,6 +147,22 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 		},
 	}
 	return vap, binding
+}
+
+// policyMeta is the metadata of Landlord's admission policies and their
+// bindings.
+func policyMeta() metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: InProcessName, Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}
+}
+
+// tenantNamespaces selects the namespaces labelled for a tenant, and
+// carrying the labels extra names.
+func tenantNamespaces(extra ...string) *metav1.LabelSelector {
+	selector := &metav1.LabelSelector{}
+	for _, key := range append([]string{v1alpha1.TenantLabel}, extra...) {
+		selector.MatchExpressions = append(selector.MatchExpressions, metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOpExists})
+	}
+	return selector
 }
 
 // validators are the in-process policy compiled for each platform, as the

@@ -34,20 +34,6 @@ func IdentityName(t *v1alpha1.Tenant) string {
 	return "landlord-identity:" + t.Name
 }
 
-// markerRules grant verbs on the tenant by name and, for member, on
-// tenants.
-func markerRules(tenant string, verbs ...string) []rbacv1.PolicyRule {
-	var rules []rbacv1.PolicyRule
-	for _, verb := range verbs {
-		rule := rbacv1.PolicyRule{APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{IdentityResource}, Verbs: []string{verb}}
-		if verb != MemberVerb {
-			rule.ResourceNames = []string{tenant}
-		}
-		rules = append(rules, rule)
-	}
-	return rules
-}
-
 // Markers are the tenant's markers as Objects renders them: the controller
 // applies them alone while the rest of a render waits on a refused role,
 // so that the API server goes on judging by the spec.
@@ -63,8 +49,12 @@ func Markers(t *v1alpha1.Tenant, h Holdings) []client.Object {
 // or grants through a RoleBinding.
 func markers(t *v1alpha1.Tenant, all []string) []client.Object {
 	name := IdentityName(t)
+	rule := rbacv1.PolicyRule{APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{IdentityResource}}
+	actFor, member := rule, rule
+	actFor.ResourceNames, actFor.Verbs = []string{t.Name}, []string{ActForVerb}
+	member.Verbs = []string{MemberVerb}
 	return []client.Object{
-		&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"), ObjectMeta: meta(t, name, ""), Rules: markerRules(t.Name, ActForVerb, MemberVerb)},
+		&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"), ObjectMeta: meta(t, name, ""), Rules: []rbacv1.PolicyRule{actFor, member}},
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRoleBinding"), ObjectMeta: meta(t, name, ""),
 			Subjects: append(reconcilerSubjects(t, all), ownerSubjects(t)...), RoleRef: clusterRoleRef(name)},
 	}
