@@ -52,9 +52,8 @@ func quotaUsed(seen map[string]*corev1.ResourceQuota) map[string]corev1.Resource
 // quota controller copies from spec.hard in its own time, so while a
 // lowered limit has not reached status no limit rises: the render's
 // quotas are held at what each namespace has, and the status update wakes
-// the next pass. The namespaces' limits then never add up to more than
-// the tenant's, not even between two writes, and none falls below what
-// its namespace holds.
+// the next pass. The limits quota admission checks then never add up to
+// more than the tenant's, not even between two writes.
 func (r *TenantReconciler) lowerQuotas(ctx context.Context, objects []client.Object, seen map[string]*corev1.ResourceQuota) error {
 	var rendered []*corev1.ResourceQuota
 	lowering := false

@@ -34,7 +34,11 @@ func resourceQuota(t *v1alpha1.Tenant, ns string, hard corev1.ResourceList) *cor
 // each namespace what it uses plus an equal share of what the tenant has
 // left, the units that do not divide going to the namespaces that use
 // least: the namespaces' limits never add up to more than the tenant's,
-// whatever they create at once. Counts are shared in whole objects.
+// whatever they create at once. Counts are shared in whole objects. A
+// tenant already over (Kubernetes' quota admits the creates in flight
+// when its controller recounts) gets the excess cut from the namespaces
+// using most, below their use: limits at each one's use would add up to
+// more than the tenant's, room a deletion would reopen.
 func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.ResourceList) map[string]corev1.ResourceList {
 	out := make(map[string]corev1.ResourceList, len(all))
 	for _, ns := range all {
@@ -56,10 +60,18 @@ func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.Resourc
 		if compute(name) {
 			unit = 1
 		}
-		free := max(hard.MilliValue()-total, 0) / unit
-		share, rest := free/int64(len(all)), free%int64(len(all))
 		leastFirst := slices.Clone(all)
 		slices.SortStableFunc(leastFirst, func(a, b string) int { return cmp.Compare(use(a), use(b)) })
+		if over := total - hard.MilliValue(); over > 0 {
+			for _, ns := range slices.Backward(leastFirst) {
+				cut := min(over, use(ns))
+				out[ns][name] = *resource.NewMilliQuantity(use(ns)-cut, hard.Format)
+				over -= cut
+			}
+			continue
+		}
+		free := (hard.MilliValue() - total) / unit
+		share, rest := free/int64(len(all)), free%int64(len(all))
 		for i, ns := range leastFirst {
 			units := share
 			if int64(i) < rest {

@@ -350,7 +350,8 @@ func TestHoldings(t *testing.T) {
 }
 
 // TestTenantWideQuota: the namespaces' limits add up to the tenant's,
-// never more, whatever each uses; what does not divide goes to the
+// never more, whatever each uses, the excess of a tenant already over
+// cut from the namespaces using most; what does not divide goes to the
 // namespaces using least, in whole units.
 func TestTenantWideQuota(t *testing.T) {
 	tn := tenant("pool", "pool-a", "pool-b")
@@ -365,7 +366,9 @@ func TestTenantWideQuota(t *testing.T) {
 		"nothing used": {nil, map[string]string{"pool-a": "1 667m", "pool-b": "1 667m", "pool-x": "1 666m"}},
 		"a uses two":   {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}}, map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
 		"over, after a lowered limit": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("4"), "requests.cpu": resource.MustParse("2500m")}},
-			map[string]string{"pool-a": "4 2500m", "pool-b": "0 0", "pool-x": "0 0"}},
+			map[string]string{"pool-a": "3 2", "pool-b": "0 0", "pool-x": "0 0"}},
+		"over in two namespaces": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}, "pool-b": {"services": resource.MustParse("3")}},
+			map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
