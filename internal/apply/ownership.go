@@ -26,16 +26,22 @@ func Normalized(obj client.Object) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// Owned is the set of fields manager holds on obj through server-side
-// apply; false when it has never applied obj.
+// Owned is the set of fields manager holds on obj: through server-side
+// apply, and through plain writes of its own (its create), which Handover
+// gives its apply before the next one; false when it holds none.
 func Owned(obj metav1.Object, manager string) (*fieldpath.Set, bool, error) {
+	owned, held := &fieldpath.Set{}, false
 	for _, entry := range obj.GetManagedFields() {
-		if applyOf(entry, manager) {
-			set, err := fieldSet(entry)
-			return set, err == nil, err
+		if entry.Manager != manager || entry.Subresource != "" {
+			continue
 		}
+		set, err := fieldSet(entry)
+		if err != nil {
+			return nil, false, err
+		}
+		owned, held = owned.Union(set), true
 	}
-	return nil, false, nil
+	return owned, held, nil
 }
 
 // applyOf reports manager's one Apply entry on the object itself.
@@ -128,6 +134,21 @@ func keyed(item any, key value.FieldList) bool {
 // cannot remove them.
 func Pending(obj metav1.Object, manager string, takeBack []string) bool {
 	for _, entry := range obj.GetManagedFields() {
+		if taken, _, err := handedOver(entry, manager, takeBack); err != nil || !taken.Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// Taken reports whether other writers hold fields of obj under
+// takeBack: what Pending reports but manager's own plain writes, which
+// need no hand-over until an apply must remove a field they hold.
+func Taken(obj metav1.Object, manager string, takeBack []string) bool {
+	for _, entry := range obj.GetManagedFields() {
+		if entry.Manager == manager {
+			continue
+		}
 		if taken, _, err := handedOver(entry, manager, takeBack); err != nil || !taken.Empty() {
 			return true
 		}

@@ -90,16 +90,19 @@ func TestHandover(t *testing.T) {
 		entries  []metav1.ManagedFieldsEntry
 		takeBack []string
 		pending  bool
-		owned    string
-		kept     []string
+		// taken: other writers hold what Landlord takes back; its own
+		// create waits for a change that must remove a field of it.
+		taken bool
+		owned string
+		kept  []string
 	}{
-		"settled":                           {[]metav1.ManagedFieldsEntry{applied, status}, spec, false, "", nil},
-		"a create of its own":               {[]metav1.ManagedFieldsEntry{created, status}, nil, true, ".spec.hard.pods", []string{"kube-controller-manager"}},
-		"a create and an apply":             {[]metav1.ManagedFieldsEntry{created, applied}, nil, true, ".spec.hard.pods\n.spec.hard.services", nil},
-		"another writer, left":              {[]metav1.ManagedFieldsEntry{applied, edited}, nil, false, "", nil},
-		"another writer, taken back":        {[]metav1.ManagedFieldsEntry{applied, edited, status}, spec, true, ".spec.hard.secrets\n.spec.hard.services", []string{"kube-controller-manager"}},
-		"another writer's annotation, left": {[]metav1.ManagedFieldsEntry{applied, annotated}, spec, false, "", nil},
-		"another writer's spec field taken, its annotation left": {[]metav1.ManagedFieldsEntry{applied, both}, spec, true,
+		"settled":                           {[]metav1.ManagedFieldsEntry{applied, status}, spec, false, false, "", nil},
+		"a create of its own":               {[]metav1.ManagedFieldsEntry{created, status}, nil, true, false, ".spec.hard.pods", []string{"kube-controller-manager"}},
+		"a create and an apply":             {[]metav1.ManagedFieldsEntry{created, applied}, nil, true, false, ".spec.hard.pods\n.spec.hard.services", nil},
+		"another writer, left":              {[]metav1.ManagedFieldsEntry{applied, edited}, nil, false, false, "", nil},
+		"another writer, taken back":        {[]metav1.ManagedFieldsEntry{applied, edited, status}, spec, true, true, ".spec.hard.secrets\n.spec.hard.services", []string{"kube-controller-manager"}},
+		"another writer's annotation, left": {[]metav1.ManagedFieldsEntry{applied, annotated}, spec, false, false, "", nil},
+		"another writer's spec field taken, its annotation left": {[]metav1.ManagedFieldsEntry{applied, both}, spec, true, true,
 			".spec.hard.secrets\n.spec.hard.services", []string{"kubectl-edit"}},
 	}
 	for name, tc := range cases {
@@ -107,6 +110,9 @@ func TestHandover(t *testing.T) {
 			obj := object(tc.entries...)
 			if got := apply.Pending(obj, "landlord", tc.takeBack); got != tc.pending {
 				t.Fatalf("Pending %v, want %v", got, tc.pending)
+			}
+			if got := apply.Taken(obj, "landlord", tc.takeBack); got != tc.taken {
+				t.Errorf("Taken %v, want %v", got, tc.taken)
 			}
 			if !tc.pending {
 				return
@@ -150,5 +156,23 @@ func TestHandover(t *testing.T) {
 				t.Errorf("other entries kept %v, want %v", kept, tc.kept)
 			}
 		})
+	}
+}
+
+// TestOwnedHoldsCreateAndApply: what Landlord owns is what its create and
+// its applies hold, never another writer's or a subresource's.
+func TestOwnedHoldsCreateAndApply(t *testing.T) {
+	obj := object(
+		entry("landlord", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:hard":{"f:pods":{}}}}`),
+		entry("landlord", metav1.ManagedFieldsOperationApply, "", `{"f:spec":{"f:hard":{"f:services":{}}}}`),
+		entry("landlord", metav1.ManagedFieldsOperationUpdate, "status", `{"f:status":{"f:used":{}}}`),
+		entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:hard":{"f:secrets":{}}}}`),
+	)
+	owned, held, err := apply.Owned(obj, "landlord")
+	if err != nil || !held {
+		t.Fatalf("Owned: %v, held %v", err, held)
+	}
+	if got, want := owned.Leaves().String(), ".spec.hard.pods\n.spec.hard.services"; got != want {
+		t.Errorf("owned:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -236,7 +236,7 @@ func (r *TenantReconciler) create(ctx context.Context, tenant *v1alpha1.Tenant, 
 		if err != nil {
 			return fmt.Errorf("creating %s: %w", foreignObject{desired}, err)
 		}
-		return r.patchHandover(ctx, desired, obj, nil)
+		return r.settle(ctx, desired, obj)
 	}
 	if _, isNamespace := desired.(*corev1.Namespace); isNamespace {
 		// Lost a race for the name, or the cache lags: claimNamespaces
@@ -286,12 +286,35 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 	if err := r.Create(ctx, obj, client.FieldOwner(FieldOwner)); err != nil {
 		return fmt.Errorf("replacing %s: %w", foreignObject{desired}, err)
 	}
-	return r.patchHandover(ctx, desired, obj, nil)
+	return r.settle(ctx, desired, obj)
+}
+
+// settle leaves the fields of created, Landlord's create of desired, to
+// its plain write, which convergeOne hands to its apply when a change must
+// remove one of them: a tenant's provisioning then costs one write an
+// object, not two. Where the API server added fields the render does not
+// set (defaults of a Flux kind, a namespace's finalizer), they are handed
+// over now, so that Landlord's plain write never holds more than the
+// render says.
+func (r *TenantReconciler) settle(ctx context.Context, desired, created client.Object) error {
+	sent, err := apply.Normalized(desired)
+	if err != nil {
+		return err
+	}
+	owned, _, err := apply.Owned(created, FieldOwner)
+	if err != nil {
+		return err
+	}
+	if _, unset := apply.Unset(owned, sent.Object); !unset {
+		return nil
+	}
+	return r.patchHandover(ctx, desired, created, nil)
 }
 
 // upToDate reports whether applying sent would change nothing: existing
-// holds every field sent, labels and annotations included, and Landlord's
-// apply owns no field that sent no longer sets. The second half is what
+// holds every field sent, labels and annotations included, Landlord owns
+// no field (by its applies or its create) that sent no longer sets, and
+// no other writer holds one under takeBack. The second half is what
 // makes a key removed from a Tenant leave the cluster.
 func upToDate(sent map[string]any, existing client.Object, takeBack []string) bool {
 	owned, applied, err := apply.Owned(existing, FieldOwner)
@@ -301,7 +324,7 @@ func upToDate(sent map[string]any, existing client.Object, takeBack []string) bo
 	if _, unset := apply.Unset(owned, sent); unset {
 		return false
 	}
-	if apply.Pending(existing, FieldOwner, takeBack) {
+	if apply.Taken(existing, FieldOwner, takeBack) {
 		return false
 	}
 	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(existing)
@@ -407,9 +430,11 @@ func (r *TenantReconciler) handover(ctx context.Context, tenant *v1alpha1.Tenant
 // handoverTries bounds the reads of an object others keep writing.
 const handoverTries = 5
 
-// patchHandover sends the hand-over of live's fields, desired naming it:
-// after a create, so that the next apply removes what the Tenant drops,
-// and before an apply that must remove what plain writes hold.
+// patchHandover sends the hand-over of live's fields, desired naming it,
+// before an apply that must remove what plain writes hold (Landlord's own
+// create, so that the apply removes what the Tenant drops, and other
+// writers' fields it takes back), and after a create the API server added
+// to.
 // A controller may write the object meanwhile (the quota's status): then
 // it is read again and the hand-over made anew from what is there.
 func (r *TenantReconciler) patchHandover(ctx context.Context, desired, live client.Object, takeBack []string) error {

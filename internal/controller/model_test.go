@@ -258,7 +258,15 @@ func exact(desired client.Object) error {
 		switch {
 		case e.Subresource != "":
 		case e.Manager == controller.FieldOwner && e.Operation != metav1.ManagedFieldsOperationApply:
-			return fmt.Errorf("fields under a plain write of Landlord's, which an apply cannot remove")
+			// Landlord's create, handed to its apply only when a change must
+			// remove one of its fields: until then the render sets them all.
+			created, _, err := apply.Owned(&metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{e}}, controller.FieldOwner)
+			if err != nil {
+				return err
+			}
+			if p, unset := apply.Unset(created, sent.Object); unset {
+				return fmt.Errorf("%s under a plain write of Landlord's, which the render no longer sets and an apply cannot remove", p)
+			}
 		case e.Manager != controller.FieldOwner && !isNamespace && !flux:
 			return fmt.Errorf("fields of %s (%s) on a guard rail", e.Manager, e.Operation)
 		}

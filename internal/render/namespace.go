@@ -31,6 +31,9 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 	// Rendering the origin keeps it owned by the apply and restored if removed.
 	ns.Labels[v1alpha1.OriginLabel] = string(origin)
 	ns.Labels[v1alpha1.ReconcilerLabel] = t.ReconcilerName()
+	// The API server sets it on every namespace; rendered, Landlord's
+	// create holds nothing the render does not, and needs no hand-over.
+	ns.Labels[corev1.LabelMetadataName] = name
 	for _, mode := range podSecurityModes {
 		ns.Labels[podSecurityLabel+mode] = string(t.PodSecurityLevel())
 		ns.Labels[podSecurityLabel+mode+"-version"] = "latest"
