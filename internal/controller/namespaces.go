@@ -165,7 +165,7 @@ func refusal(tenant *v1alpha1.Tenant, ns *corev1.Namespace) string {
 	switch {
 	case !ns.DeletionTimestamp.IsZero():
 		return fmt.Sprintf("namespace %s is terminating", ns.Name)
-	case owner == tenant.Name && ns.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue:
+	case tenancy.Made(tenant, ns):
 		return ""
 	case owner != "" && owner != tenant.Name:
 		return fmt.Sprintf("namespace %s belongs to tenant %s", ns.Name, owner)

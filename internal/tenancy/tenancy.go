@@ -76,6 +76,15 @@ func HoldsSelfService(t *v1alpha1.Tenant, ns *corev1.Namespace) bool {
 	return Adopted(ns) || strings.HasPrefix(ns.Name, ss.Prefix)
 }
 
+// Made reports whether Landlord made the existing namespace ns for t: it
+// carries t's label and Landlord's mark. An assigned namespace that is not
+// is one the controller never takes over (NamespaceConflict), so its
+// markers leave it out and the API server freezes it (LL026): no tenant
+// holds it.
+func Made(t *v1alpha1.Tenant, ns *corev1.Namespace) bool {
+	return ns.Labels[v1alpha1.TenantLabel] == t.Name && ns.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue
+}
+
 // Adopted reports whether the controller took a self-service namespace on.
 func Adopted(ns *corev1.Namespace) bool {
 	return ns.Labels[v1alpha1.ManagedByLabel] == v1alpha1.ManagedByValue &&
@@ -89,10 +98,10 @@ type Resolver struct {
 }
 
 // ForNamespace is the Tenant holding ns, or nil. An existing namespace is
-// held by the tenant its label names, if that tenant assigns it or holds it
-// through self-service; a label decides between tenants that both list ns,
-// and no tenant holds an unlabelled one (the controller never takes over a
-// namespace it did not create). A namespace that does not exist is the
+// held by the tenant its label names, if that tenant assigns it and
+// Landlord made it (Made), or holds it through self-service; a label
+// decides between tenants that both list ns, and no tenant holds one
+// Landlord did not make (the controller never takes it over). A namespace that does not exist is the
 // first, by name, of the tenants assigning it.
 func (r Resolver) ForNamespace(ns string) *v1alpha1.Tenant {
 	if ns == "" {
@@ -106,7 +115,7 @@ func (r Resolver) ForNamespace(ns string) *v1alpha1.Tenant {
 		return nil
 	}
 	t := r.Store.Tenant(namespace.Labels[v1alpha1.TenantLabel])
-	if t == nil || !(Assigned(t, ns) || HoldsSelfService(t, namespace)) {
+	if t == nil || !(Assigned(t, ns) && Made(t, namespace) || HoldsSelfService(t, namespace)) {
 		return nil
 	}
 	return t

@@ -93,13 +93,15 @@ var world = Resolver{Store: memStore{
 	tenants: []*v1alpha1.Tenant{
 		tenant("a", []string{"a-apps"}, &v1alpha1.SelfService{Prefix: "team-a-", MaxNamespaces: 3},
 			v1alpha1.Owner{Kind: "Group", Name: "shared"}, v1alpha1.Owner{Kind: "User", Name: "ann"}),
-		tenant("b", []string{"b-apps", "a-x"}, nil, v1alpha1.Owner{Kind: "Group", Name: "shared"},
+		tenant("b", []string{"b-apps", "a-x", "b-pre"}, nil, v1alpha1.Owner{Kind: "Group", Name: "shared"},
 			v1alpha1.Owner{Kind: "ServiceAccount", Namespace: "ci", Name: "deployer"}),
 	},
 	namespaces: []*corev1.Namespace{
-		namespace("a-apps", v1alpha1.TenantLabel, "a"),
-		namespace("b-apps", v1alpha1.TenantLabel, "b"),
-		namespace("a-x", v1alpha1.TenantLabel, "a"),
+		namespace("a-apps", v1alpha1.TenantLabel, "a", v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
+		namespace("b-apps", v1alpha1.TenantLabel, "b", v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
+		namespace("a-x", v1alpha1.TenantLabel, "a", v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
+		// The platform's own, labelled for b, which b assigns: never taken over.
+		namespace("b-pre", v1alpha1.TenantLabel, "b"),
 		namespace("a-old", v1alpha1.TenantLabel, "a", v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue, v1alpha1.OriginLabel, "SelfService"),
 		namespace("team-a-new", v1alpha1.TenantLabel, "a"),
 		namespace("team-a-gone", v1alpha1.TenantLabel, "a"),
@@ -109,7 +111,11 @@ var world = Resolver{Store: memStore{
 }}
 
 func init() {
-	world.Store.(memStore).namespaces[5].DeletionTimestamp = &metav1.Time{}
+	for _, ns := range world.Store.(memStore).namespaces {
+		if ns.Name == "team-a-gone" {
+			ns.DeletionTimestamp = &metav1.Time{}
+		}
+	}
 }
 
 func TestForNamespace(t *testing.T) {
@@ -123,6 +129,7 @@ func TestForNamespace(t *testing.T) {
 		"team-a-new":  "a",
 		"team-a-gone": "a",
 		"ghost-apps":  "",
+		"b-pre":       "",
 		"monitoring":  "",
 		"not-created": "",
 		"":            "",
@@ -131,7 +138,7 @@ func TestForNamespace(t *testing.T) {
 			t.Errorf("ForNamespace(%q) = %q, want %q", ns, got, want)
 		}
 	}
-	for ns, want := range map[string]string{"ghost-apps": "ghost", "a-x": "a", "monitoring": "", "not-created": ""} {
+	for ns, want := range map[string]string{"ghost-apps": "ghost", "a-x": "a", "b-pre": "b", "monitoring": "", "not-created": ""} {
 		if got := world.Claimant(ns); got != want {
 			t.Errorf("Claimant(%q) = %q, want %q", ns, got, want)
 		}

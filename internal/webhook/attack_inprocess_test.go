@@ -621,9 +621,9 @@ func TestAttacksInProcessWildcardAvailability(t *testing.T) {
 // TestAttacksInProcessUnadoptedNamespace: a namespace the platform lists
 // in a Tenant's spec but created itself, labelled for the tenant, is one
 // the controller never takes over (NamespaceConflict): its markers leave
-// it out, so the API server freezes it (LL026), while policy.Evaluate,
-// whose tenancy.Resolver takes an assigned namespace for held, admits the
-// same write. Lint and audit disagree with the API server.
+// it out, so the API server freezes it (LL026), and policy.Evaluate, for
+// lint and audit, says the same (tenancy.Made, which the controller's
+// refusal also asks).
 func TestAttacksInProcessUnadoptedNamespace(t *testing.T) {
 	pre := labelledNamespace("ipp-pre", "ipp")
 	if err := k8s.Create(ctx, pre); err != nil {
@@ -672,7 +672,7 @@ func TestAttacksInProcessUnadoptedNamespace(t *testing.T) {
 	}, store()) {
 		offline = append(offline, policy.RuleID(e))
 	}
-	if got != strings.Join(offline, ",") {
-		t.Skipf("OPEN verdicts disagree on a namespace assigned but never adopted: the API server says %q, policy.Evaluate %q", got, offline)
+	if got != "LL026" || got != strings.Join(offline, ",") {
+		t.Errorf("a namespace assigned but never adopted: the API server says %q, policy.Evaluate %q, want LL026 from both", got, offline)
 	}
 }
