@@ -76,7 +76,7 @@ var (
 		var out []*corev1.Namespace
 		for _, t := range tenants {
 			for _, ns := range t.NamespaceNames() {
-				out = append(out, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{v1alpha1.TenantLabel: t.Name}}})
+				out = append(out, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{v1alpha1.TenantLabel: t.Name, v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}}})
 			}
 		}
 		return out

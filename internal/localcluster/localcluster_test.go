@@ -89,8 +89,13 @@ func TestRBACIsEnforced(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create role binding: %v", err)
 	}
-	if _, err := alice.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{}); err != nil {
-		t.Fatalf("list config maps with a view binding: %v", err)
+	// The authorizer learns of the binding from its informer, a moment on.
+	var listErr error
+	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, listErr = alice.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		return listErr == nil, nil
+	}); err != nil {
+		t.Fatalf("list config maps with a view binding: %v", listErr)
 	}
 	if _, err := alice.CoreV1().ConfigMaps(ns).Create(t.Context(), &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "x"},
