@@ -23,6 +23,11 @@ const (
 	// their serviceAccountName reads it.
 	ReconcilerLabel = "landlord.dev/reconciler"
 
+	// FieldManager is the one server-side apply manager of everything the
+	// controller writes: what its entries of an object's managed fields
+	// hold is what it may remove.
+	FieldManager = "landlord"
+
 	// Finalizer holds a Tenant until what it created is removed or released.
 	Finalizer = "landlord.dev/finalizer"
 

@@ -49,7 +49,7 @@ import (
 )
 
 // FieldOwner is the one server-side apply manager of everything Landlord writes.
-const FieldOwner = "landlord"
+const FieldOwner = v1alpha1.FieldManager
 
 // Options tune the Tenant reconciler.
 type Options struct {

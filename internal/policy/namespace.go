@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -59,6 +60,10 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 	}
 	old, _ := req.OldObject.(*corev1.Namespace)
 	errs := labelChanges(old, ns)
+	if old != nil && landlordFieldsChanged(old, ns) {
+		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata", "managedFields"),
+			"the entries of field manager "+v1alpha1.FieldManager+" are the controller's: it removes what they list that the Tenant does not set; allowed: writes that leave them as they are"))
+	}
 	if who.tenant != nil {
 		// Its own namespace: the allow-list judges labels and annotations;
 		// a managed one's finalizers and owners stay Landlord's.
@@ -108,6 +113,17 @@ func changed(old, ns *corev1.Namespace) bool {
 	return !maps.Equal(old.Labels, ns.Labels) || !maps.Equal(old.Annotations, ns.Annotations) ||
 		!slices.Equal(old.Finalizers, ns.Finalizers) || !slices.Equal(old.Spec.Finalizers, ns.Spec.Finalizers) ||
 		!equality.Semantic.DeepEqual(old.OwnerReferences, ns.OwnerReferences)
+}
+
+// landlordFieldsChanged reports whether an update alters the controller's
+// entries in a namespace's managed fields. Only the controller writes
+// them; a tenant that moved a platform annotation into them would have the
+// controller remove it.
+func landlordFieldsChanged(old, ns *corev1.Namespace) bool {
+	entries := func(n *corev1.Namespace) []metav1.ManagedFieldsEntry {
+		return slices.DeleteFunc(slices.Clone(n.ManagedFields), func(e metav1.ManagedFieldsEntry) bool { return e.Manager != v1alpha1.FieldManager })
+	}
+	return !equality.Semantic.DeepEqual(entries(old), entries(ns))
 }
 
 // namespaceOf is the namespace written, or deleted.
@@ -167,6 +183,12 @@ func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant,
 // no one but the platform delete any other tenant namespace.
 func deleteNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant) field.ErrorList {
 	if owner == nil {
+		if label := ns.Labels[v1alpha1.TenantLabel]; label != "" {
+			// Labelled for a tenant that does not hold it (never adopted, or
+			// its tenant gone): frozen, as LL026 freezes what is in it.
+			return field.ErrorList{forbidden(ruleUnheld, field.NewPath("metadata", "name"),
+				"namespace "+ns.Name+" is labelled for tenant "+label+", which does not hold it; allowed: deletion by platform identities")}
+		}
 		return nil // claims but unowned: a released namespace, RBAC decides
 	}
 	platformAssigned := slices.Contains(owner.NamespaceNames(), ns.Name) ||

@@ -24,6 +24,18 @@ func withMeta(ns *corev1.Namespace, annotations map[string]string, finalizers ..
 	return ns
 }
 
+// landlordFields is the controller's entry of a namespace it made.
+const landlordFields = `{"f:metadata":{"f:labels":{"f:landlord.dev/tenant":{}}}}`
+
+// withFields is a copy of ns whose managed fields hold the controller's
+// entry, raw.
+func withFields(ns *corev1.Namespace, raw string) *corev1.Namespace {
+	ns = ns.DeepCopy()
+	ns.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: v1alpha1.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}}
+	return ns
+}
+
 // ownNamespace is dev-team's self-service namespace as Flux applied it,
 // before the controller adopted it.
 func ownNamespace() *corev1.Namespace {
@@ -135,6 +147,14 @@ func TestNamespaceRules(t *testing.T) {
 			ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
 			return ns
 		}()), want: "LL009"},
+		// The controller removes what its managed-fields entries list and the
+		// Tenant does not set: a tenant may not write them.
+		"platform annotation moved into Landlord's fields": {req: update(owner, "", withFields(platformAnnotated(), landlordFields),
+			withFields(platformAnnotated(), `{"f:metadata":{"f:annotations":{"f:scheduler.alpha.kubernetes.io/node-selector":{}},"f:labels":{"f:landlord.dev/tenant":{}}}}`)), want: "LL010"},
+		"Landlord's fields left as they are": {req: update(owner, "", withFields(platformAnnotated(), landlordFields), withFields(platformAnnotated(), landlordFields))},
+		// Labelled for a tenant that does not hold it: frozen.
+		"namespace of a gone tenant deleted":            {req: remove(stranger, "", newNamespace("ghost-apps", map[string]string{v1alpha1.TenantLabel: "ghost"})), want: "LL026"},
+		"namespace of a gone tenant deleted by masters": {req: remove(masters, "", newNamespace("ghost-apps", map[string]string{v1alpha1.TenantLabel: "ghost"}))},
 		// A platform identity and a stranger are not held to a tenant's allow-list.
 		"node selector set by the platform": {req: update(masters, "", newTenantNamespace("apps", v1alpha1.NamespaceOriginPlatform), platformAnnotated())},
 		"node selector on a platform namespace by a stranger": {req: update(stranger, "", newNamespace("monitoring", nil),

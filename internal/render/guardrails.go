@@ -52,7 +52,15 @@ func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.Resourc
 			q := used[ns][name]
 			return q.MilliValue()
 		}
+		// A namespace whose quota is still the tenant's but which it no
+		// longer holds (one being deleted, whose pods may linger for their
+		// grace period) counts until it is gone.
 		var total int64
+		for ns := range used {
+			if !slices.Contains(all, ns) {
+				total += use(ns)
+			}
+		}
 		for _, ns := range all {
 			total += use(ns)
 		}

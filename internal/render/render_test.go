@@ -367,6 +367,8 @@ func TestTenantWideQuota(t *testing.T) {
 		"a uses two":   {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}}, map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
 		"over, after a lowered limit": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("4"), "requests.cpu": resource.MustParse("2500m")}},
 			map[string]string{"pool-a": "3 2", "pool-b": "0 0", "pool-x": "0 0"}},
+		"a namespace being deleted still counts": {map[string]corev1.ResourceList{"pool-gone": {"services": resource.MustParse("2")}},
+			map[string]string{"pool-a": "1 667m", "pool-b": "0 667m", "pool-x": "0 666m"}},
 		"over in two namespaces": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}, "pool-b": {"services": resource.MustParse("3")}},
 			map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
 	}
