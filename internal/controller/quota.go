@@ -35,13 +35,14 @@ func (r *TenantReconciler) quotaSeen(ctx context.Context, tenant *v1alpha1.Tenan
 	return seen, nil
 }
 
-// quotaUsed is what each quota seen reports in use.
-func quotaUsed(seen map[string]*corev1.ResourceQuota) map[string]corev1.ResourceList {
-	used := make(map[string]corev1.ResourceList, len(seen))
+// quotaStatuses are what each quota seen reports in use and the limits
+// quota admission checked.
+func quotaStatuses(seen map[string]*corev1.ResourceQuota) (used, checked map[string]corev1.ResourceList) {
+	used, checked = make(map[string]corev1.ResourceList, len(seen)), make(map[string]corev1.ResourceList, len(seen))
 	for ns, q := range seen {
-		used[ns] = q.Status.Used
+		used[ns], checked[ns] = q.Status.Used, q.Status.Hard
 	}
-	return used
+	return used, checked
 }
 
 // lowerQuotas writes, before anything else, each limit of a tenant-wide

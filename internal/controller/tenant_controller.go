@@ -115,7 +115,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 		if quotas, err = r.quotaSeen(ctx, desired); err != nil {
 			return r.fail(tenant, "QuotaError", err)
 		}
-		holdings.QuotaUsed = quotaUsed(quotas)
+		holdings.QuotaUsed, holdings.QuotaChecked = quotaStatuses(quotas)
 	}
 	if holdings.Stamps, err = r.stamps(ctx, desired); err != nil {
 		return r.fail(tenant, "TenantResourceError", err)

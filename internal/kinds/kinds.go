@@ -53,9 +53,11 @@ type Kind struct {
 	// Judged kinds are decoded by the policy and, when namespaced, routed
 	// to the guard in tenant namespaces on every write.
 	Judged bool
-	// LabelsOnly kinds are judged by Landlord's label alone (LL010): the
-	// platform's controllers write them without a call to the guard.
-	LabelsOnly bool
+	// InProcess kinds are judged only by the API server's own policy
+	// (policy.InProcess: LL010, and the rules of the kind's content it
+	// holds): no rule of the webhook's reads them, so their writes never
+	// call it.
+	InProcess bool
 	// Unjudged says why tenants may write the kind with no judgement.
 	Unjudged string
 
@@ -131,7 +133,7 @@ var All = []Kind{
 		Judged: true, Tenant: Write, Subresources: readAccess, Suspended: true},
 	{GroupVersionKind: sourcev1.GroupVersion.WithKind(sourcev1.HelmChartKind), Resource: "helmcharts", Namespaced: true,
 		New:    func() client.Object { return &sourcev1.HelmChart{} },
-		Judged: true, Tenant: Write, Subresources: readAccess, Suspended: true},
+		Judged: true, InProcess: true, Tenant: Write, Subresources: readAccess, Suspended: true},
 	{GroupVersionKind: sourcev1.GroupVersion.WithKind(sourcev1.BucketKind), Resource: "buckets", Namespaced: true,
 		New:    func() client.Object { return &sourcev1.Bucket{} },
 		Judged: true, Tenant: Write, Subresources: readAccess, Suspended: true},
@@ -154,22 +156,22 @@ var All = []Kind{
 	// What Landlord renders inside tenant namespaces.
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ServiceAccount"), Resource: "serviceaccounts", Namespaced: true,
 		New: func() client.Object { return &corev1.ServiceAccount{} }, NewList: func() client.ObjectList { return &corev1.ServiceAccountList{} },
-		Owned: NamespacedStage, Stamped: true, Judged: true, LabelsOnly: true, Tenant: Write},
+		Owned: NamespacedStage, Stamped: true, Judged: true, InProcess: true, Tenant: Write},
 	{GroupVersionKind: rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), Resource: "rolebindings", Namespaced: true,
 		New: func() client.Object { return &rbacv1.RoleBinding{} }, NewList: func() client.ObjectList { return &rbacv1.RoleBindingList{} },
 		Owned: NamespacedStage, Judged: true, Tenant: Write},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ResourceQuota"), Resource: "resourcequotas", Namespaced: true,
 		New: func() client.Object { return &corev1.ResourceQuota{} }, NewList: func() client.ObjectList { return &corev1.ResourceQuotaList{} },
-		Owned: NamespacedStage, Stamped: true, Judged: true, LabelsOnly: true, Tenant: Read, Subresources: readAccess},
+		Owned: NamespacedStage, Stamped: true, Judged: true, InProcess: true, Tenant: Read, Subresources: readAccess},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("LimitRange"), Resource: "limitranges", Namespaced: true,
 		New: func() client.Object { return &corev1.LimitRange{} }, NewList: func() client.ObjectList { return &corev1.LimitRangeList{} },
-		Owned: NamespacedStage, Stamped: true, Judged: true, LabelsOnly: true, Tenant: Read},
+		Owned: NamespacedStage, Stamped: true, Judged: true, InProcess: true, Tenant: Read},
 	{GroupVersionKind: networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), Resource: "networkpolicies", Namespaced: true,
 		New: func() client.Object { return &networkingv1.NetworkPolicy{} }, NewList: func() client.ObjectList { return &networkingv1.NetworkPolicyList{} },
-		Owned: NamespacedStage, Stamped: true, Judged: true, LabelsOnly: true, Tenant: Write},
+		Owned: NamespacedStage, Stamped: true, Judged: true, InProcess: true, Tenant: Write},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Resource: "configmaps", Namespaced: true,
 		New: func() client.Object { return &corev1.ConfigMap{} }, NewList: func() client.ObjectList { return &corev1.ConfigMapList{} },
-		Owned: NamespacedStage, Stamped: true, Judged: true, LabelsOnly: true, Tenant: Write},
+		Owned: NamespacedStage, Stamped: true, Judged: true, InProcess: true, Tenant: Write},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Secret"), Resource: "secrets", Namespaced: true,
 		New: func() client.Object { return &corev1.Secret{} }, NewList: func() client.ObjectList { return &corev1.SecretList{} },
 		Owned: NamespacedStage, Stamped: true, Judged: true, Tenant: Write},
@@ -218,9 +220,9 @@ var All = []Kind{
 	{GroupVersionKind: networkingv1.SchemeGroupVersion.WithKind("Ingress"), Resource: "ingresses", Namespaced: true,
 		New: func() client.Object { return &networkingv1.Ingress{} }, Judged: true, Tenant: Write},
 	{GroupVersionKind: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), Resource: "poddisruptionbudgets", Namespaced: true,
-		New: func() client.Object { return &policyv1.PodDisruptionBudget{} }, Judged: true, Tenant: Write},
+		New: func() client.Object { return &policyv1.PodDisruptionBudget{} }, Judged: true, InProcess: true, Tenant: Write},
 	{GroupVersionKind: rbacv1.SchemeGroupVersion.WithKind("Role"), Resource: "roles", Namespaced: true,
-		New: func() client.Object { return &rbacv1.Role{} }, Judged: true, Tenant: Write},
+		New: func() client.Object { return &rbacv1.Role{} }, Judged: true, InProcess: true, Tenant: Write},
 	// Approved cluster resources that could make themselves the cluster's
 	// default are judged for it.
 	{GroupVersionKind: storagev1.SchemeGroupVersion.WithKind("StorageClass"), Resource: "storageclasses",

@@ -35,7 +35,7 @@ func TestRegistryHoldsTogether(t *testing.T) {
 			t.Errorf("%s: judged, and says it needs no judgement", name)
 		case k.Judged && k.New == nil:
 			t.Errorf("%s: judged with no decoder", name)
-		case k.LabelsOnly && !k.Judged:
+		case k.InProcess && !k.Judged:
 			t.Errorf("%s: judged by its labels alone, yet not judged", name)
 		case k.Owned != kinds.Unowned && (k.New == nil || k.NewList == nil):
 			t.Errorf("%s: owned, yet the controller cannot cache, watch or list it", name)

@@ -94,12 +94,14 @@ var ingressCases = map[string]testCase{
 	"ingress aliased to every unclaimed host":     {req: nginx(map[string]string{"server-alias": "~^|x.dev.example.com"}), allow: devHosts, want: "LL022"},
 
 	// LL023
-	"budget allowing no eviction":     {req: create(reconciler, "apps", newBudget(nil, quantity("0"))), want: "LL023"},
-	"budget allowing 0% unavailable":  {req: create(reconciler, "apps", newBudget(nil, quantity("0%"))), want: "LL023"},
-	"budget keeping every pod":        {req: create(reconciler, "apps", newBudget(quantity("100%"), nil)), want: "LL023"},
-	"budget allowing one eviction":    {req: create(reconciler, "apps", newBudget(nil, quantity("1")))},
-	"budget keeping most pods":        {req: create(reconciler, "apps", newBudget(quantity("80%"), nil))},
-	"budget keeping a number of pods": {req: create(reconciler, "apps", newBudget(quantity("2"), nil))},
+	"budget allowing no eviction":           {req: create(reconciler, "apps", newBudget(nil, quantity("0"))), want: "LL023"},
+	"budget allowing 0% unavailable":        {req: create(reconciler, "apps", newBudget(nil, quantity("0%"))), want: "LL023"},
+	"budget keeping every pod":              {req: create(reconciler, "apps", newBudget(quantity("100%"), nil)), want: "LL023"},
+	"budget admitted before the rule, kept": {req: update(reconciler, "apps", newBudget(quantity("100%"), quantity("0")), newBudget(quantity("100%"), quantity("0")))},
+	"budget changed to allow no eviction":   {req: update(reconciler, "apps", newBudget(nil, quantity("1")), newBudget(nil, quantity("0"))), want: "LL023"},
+	"budget allowing one eviction":          {req: create(reconciler, "apps", newBudget(nil, quantity("1")))},
+	"budget keeping most pods":              {req: create(reconciler, "apps", newBudget(quantity("80%"), nil))},
+	"budget keeping a number of pods":       {req: create(reconciler, "apps", newBudget(quantity("2"), nil))},
 	// LL023: pod annotations node autoscalers read as never evict.
 	"pod not safe to evict":               {req: create(owner, "apps", withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"})), want: "LL023"},
 	"pod safe to evict":                   {req: create(owner, "apps", withAnnotations(newPod("apps"), map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}))},

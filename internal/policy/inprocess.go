@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -35,12 +36,41 @@ const InProcessName = "landlord"
 
 // inProcessRule is one rule evaluated in the API server: valid is true for
 // an allowed request; detail is a CEL string expression that follows
-// "<field>: Forbidden: <id>: " in its denial.
+// "<field>: Forbidden: <id>: " in its denial. A rule with a kind judges
+// only writes of that kind, whose content it reads; the others read
+// metadata only.
 type inProcessRule struct {
 	rule   Rule
 	field  *field.Path
+	kind   schema.GroupKind
 	valid  string
 	detail string
+}
+
+// expression is r's validation, limited to writes of its kind.
+func (r inProcessRule) expression() string {
+	if r.kind.Empty() {
+		return r.valid
+	}
+	k, _ := kinds.Lookup(r.kind)
+	return fmt.Sprintf(`!(request.resource.group == %q && request.resource.resource == %q && (!has(request.subResource) || request.subResource == "")) || object == null || (%s)`,
+		k.Group, k.Resource, r.valid)
+}
+
+// readsContent reports whether an in-process rule reads the content of
+// objects of kind gk, which the offline evaluator then passes whole.
+func readsContent(gk schema.GroupKind) bool {
+	return slices.ContainsFunc(inProcessRules, func(r inProcessRule) bool { return r.kind == gk })
+}
+
+// budget is the PodDisruptionBudget's kind, whose LL023 rules run here.
+var budget = schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}
+
+// unchanged is a CEL expression true on an update keeping spec.<f> as it
+// was: a violation admitted before the rule existed may stay (the
+// ratchet), so that controllers can still remove finalizers.
+func unchanged(f string) string {
+	return fmt.Sprintf(`(oldObject != null && has(oldObject.spec.%[1]s) && has(object.spec.%[1]s) && oldObject.spec.%[1]s == object.spec.%[1]s)`, f)
 }
 
 // labelledTenant is the tenant the namespace's label names.
@@ -78,6 +108,24 @@ var inProcessRules = []inProcessRule{
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
 	},
+	{
+		rule:  ruleDisruption,
+		field: field.NewPath("spec", "maxUnavailable"),
+		kind:  budget,
+		// An int-or-string: 0 and "0%" allow no eviction.
+		valid:  `!has(object.spec.maxUnavailable) || !(object.spec.maxUnavailable == 0 || object.spec.maxUnavailable == "0%") || ` + unchanged("maxUnavailable"),
+		detail: `"maxUnavailable " + string(object.spec.maxUnavailable) + " allows no eviction; allowed: at least 1 or 1%"`,
+	},
+	{
+		rule:  ruleDisruption,
+		field: field.NewPath("spec", "minAvailable"),
+		kind:  budget,
+		// A whole number at or above the replicas blocks drains too, but
+		// only the live replicas tell.
+		valid: `!has(object.spec.minAvailable) || type(object.spec.minAvailable) != string || !object.spec.minAvailable.matches("^[0-9]+%$") || ` +
+			`int(object.spec.minAvailable.substring(0, size(object.spec.minAvailable) - 1)) < 100 || ` + unchanged("minAvailable"),
+		detail: `"minAvailable " + object.spec.minAvailable + " keeps every pod; allowed: below 100%, or a number of pods"`,
+	},
 }
 
 // inProcessVariables are what several rules read, evaluated once a request.
@@ -110,7 +158,7 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
 	for i, r := range inProcessRules {
 		validations[i] = admissionregistrationv1.Validation{
-			Expression:        r.valid,
+			Expression:        r.expression(),
 			MessageExpression: fmt.Sprintf("%q + %s", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail),
 			Reason:            ptr.To(metav1.StatusReasonForbidden),
 		}
@@ -218,6 +266,9 @@ func compile(vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.
 // API server would find: the namespace's tenant label, and the markers of
 // tenants.ForUser and tenants.ForNamespace.
 func inProcess(req Request, tenants Tenants) field.ErrorList {
+	if gvk, _ := kindOf(req); readsContent(gvk.GroupKind()) {
+		return judgeInProcess(req, tenants, req.Object, req.OldObject)
+	}
 	return judgeInProcess(req, tenants, metadataOf(req.Object), metadataOf(req.OldObject))
 }
 
@@ -260,8 +311,9 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 }
 
 // metadataOf is obj reduced to its metadata, which is all the in-process
-// rules read (TestInProcessRulesReadMetadataOnly): the API server's
-// conversion of a whole object costs more than the rules. Nil for none.
+// rules without a kind read (TestInProcessRulesReadMetadataOnly): the API
+// server's conversion of a whole object costs more than the rules. Nil
+// for none.
 func metadataOf(obj runtime.Object) runtime.Object {
 	m, ok := obj.(metav1.Object)
 	if !ok || obj == nil {
@@ -278,7 +330,7 @@ func metadataOf(obj runtime.Object) runtime.Object {
 // knows the kind.
 func kindOf(req Request) (schema.GroupVersionKind, schema.GroupVersionResource) {
 	for _, k := range kinds.All {
-		if k.GroupKind() == req.Kind {
+		if k.GroupKind() == req.Kind || req.Kind.Empty() && k.New != nil && sameType(k.New(), req.Object, req.OldObject) {
 			return k.GroupVersionKind, k.GroupVersion().WithResource(k.Resource)
 		}
 	}
@@ -289,6 +341,17 @@ func kindOf(req Request) (schema.GroupVersionKind, schema.GroupVersionResource) 
 		}
 	}
 	return req.Kind.WithVersion(""), schema.GroupVersionResource{Group: req.Kind.Group}
+}
+
+// sameType reports whether the first of objects that is set has the Go
+// type of typed, for requests that do not name their kind.
+func sameType(typed runtime.Object, objects ...runtime.Object) bool {
+	for _, obj := range objects {
+		if obj != nil {
+			return reflect.TypeOf(obj) == reflect.TypeOf(typed)
+		}
+	}
+	return false
 }
 
 // markers answers the authorizer checks of the in-process rules as RBAC

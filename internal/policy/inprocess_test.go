@@ -1,6 +1,10 @@
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/landlord-dev/landlord/internal/kinds"
+)
 
 // TestInProcessRulesReadMetadataOnly: offline, the in-process rules see
 // objects reduced to their metadata (metadataOf), which they must not
@@ -23,4 +27,24 @@ func TestInProcessRulesReadMetadataOnly(t *testing.T) {
 		t.Fatal("no case of the table breaks an in-process rule: the comparison proves nothing")
 	}
 	t.Logf("%d cases refused by in-process rules, alike either way", judged)
+}
+
+// TestContentRulesMatchTheRoutes: a namespaced kind the registry judges
+// reaches the webhook (kinds.Kind.InProcess false) exactly when a rule of
+// the webhook's reads its content, and a kind an in-process rule reads is
+// one the webhook no longer receives: the routes follow the rules, never
+// a second list.
+func TestContentRulesMatchTheRoutes(t *testing.T) {
+	s := scope{ns: "apps", tenant: testTenants.tenants[0], tenants: testTenants, allow: allowancesOf(testTenants.tenants[0]), shared: sharedOf(Request{})}
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.Judged && k.Namespaced }) {
+		_, judged := content(k.New(), s)
+		if judged == k.InProcess {
+			t.Errorf("%s: a webhook rule reads its content: %v, yet kinds.Kind.InProcess is %v", k.GroupKind(), judged, k.InProcess)
+		}
+	}
+	for _, r := range inProcessRules {
+		if k, ok := kinds.Lookup(r.kind); !r.kind.Empty() && (!ok || !k.InProcess) {
+			t.Errorf("%s reads %s in the API server, which the registry still routes to the webhook", r.rule.ID, r.kind)
+		}
+	}
 }

@@ -36,10 +36,12 @@ func resourceQuota(t *v1alpha1.Tenant, ns string, hard corev1.ResourceList) *cor
 // least: the namespaces' limits never add up to more than the tenant's,
 // whatever they create at once. Counts are shared in whole objects. A
 // tenant already over (Kubernetes' quota admits the creates in flight
-// when its controller recounts) gets the excess cut from the namespaces
-// using most, below their use: limits at each one's use would add up to
-// more than the tenant's, room a deletion would reopen.
-func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.ResourceList) map[string]corev1.ResourceList {
+// when its controller recounts) gets the excess cut below use, first
+// where use exceeds what quota admission checked (the namespace that won
+// the race), then from the namespaces using most: limits at each one's
+// use would add up to more than the tenant's, room a deletion would
+// reopen.
+func quotaHards(t *v1alpha1.Tenant, all []string, used, checked map[string]corev1.ResourceList) map[string]corev1.ResourceList {
 	out := make(map[string]corev1.ResourceList, len(all))
 	for _, ns := range all {
 		out[ns] = t.Spec.Quota.Hard.DeepCopy()
@@ -71,7 +73,18 @@ func quotaHards(t *v1alpha1.Tenant, all []string, used map[string]corev1.Resourc
 		leastFirst := slices.Clone(all)
 		slices.SortStableFunc(leastFirst, func(a, b string) int { return cmp.Compare(use(a), use(b)) })
 		if over := total - hard.MilliValue(); over > 0 {
-			for _, ns := range slices.Backward(leastFirst) {
+			overshot := func(ns string) int64 {
+				q, ok := checked[ns][name]
+				if !ok {
+					return 0
+				}
+				return max(use(ns)-q.MilliValue(), 0)
+			}
+			cutFirst := slices.Clone(all)
+			slices.SortStableFunc(cutFirst, func(a, b string) int {
+				return cmp.Or(cmp.Compare(overshot(b), overshot(a)), cmp.Compare(use(b), use(a)))
+			})
+			for _, ns := range cutFirst {
 				cut := min(over, use(ns))
 				out[ns][name] = *resource.NewMilliQuantity(use(ns)-cut, hard.Format)
 				over -= cut

@@ -30,6 +30,10 @@ type Holdings struct {
 	// QuotaUsed is what each namespace's ResourceQuota reports in use: a
 	// tenant-wide quota is shared out by it.
 	QuotaUsed map[string]corev1.ResourceList
+	// QuotaChecked is the limits quota admission checked in each namespace
+	// (the quota's status.hard): a namespace using more won Kubernetes'
+	// quota race, and pays first when the tenant is over.
+	QuotaChecked map[string]corev1.ResourceList
 	// Stamps are what the TenantResources selecting the tenant keep in
 	// each of its namespaces.
 	Stamps []Stamp

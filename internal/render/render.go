@@ -69,7 +69,7 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	}
 	var hards map[string]corev1.ResourceList
 	if t.Spec.Quota != nil {
-		hards = quotaHards(t, all, h.QuotaUsed)
+		hards = quotaHards(t, all, h.QuotaUsed, h.QuotaChecked)
 	}
 	for _, ns := range all {
 		objects = append(objects, guarded(t, ns, all, hards[ns])...)

@@ -360,21 +360,25 @@ func TestTenantWideQuota(t *testing.T) {
 		"services": resource.MustParse("3"), "requests.cpu": resource.MustParse("2"),
 	}}
 	cases := map[string]struct {
-		used map[string]corev1.ResourceList
-		want map[string]string // namespace -> services, requests.cpu
+		used    map[string]corev1.ResourceList
+		want    map[string]string // namespace -> services, requests.cpu
+		checked map[string]corev1.ResourceList
 	}{
-		"nothing used": {nil, map[string]string{"pool-a": "1 667m", "pool-b": "1 667m", "pool-x": "1 666m"}},
-		"a uses two":   {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}}, map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
+		"nothing used": {nil, map[string]string{"pool-a": "1 667m", "pool-b": "1 667m", "pool-x": "1 666m"}, nil},
+		"a uses two":   {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}}, map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}, nil},
 		"over, after a lowered limit": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("4"), "requests.cpu": resource.MustParse("2500m")}},
-			map[string]string{"pool-a": "3 2", "pool-b": "0 0", "pool-x": "0 0"}},
+			map[string]string{"pool-a": "3 2", "pool-b": "0 0", "pool-x": "0 0"}, nil},
 		"a namespace being deleted still counts": {map[string]corev1.ResourceList{"pool-gone": {"services": resource.MustParse("2")}},
-			map[string]string{"pool-a": "1 667m", "pool-b": "0 667m", "pool-x": "0 666m"}},
+			map[string]string{"pool-a": "1 667m", "pool-b": "0 667m", "pool-x": "0 666m"}, nil},
+		"over, the namespace that won the race pays first": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("3")}, "pool-b": {"services": resource.MustParse("2")}},
+			map[string]string{"pool-a": "3 667m", "pool-b": "0 667m", "pool-x": "0 666m"},
+			map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("3")}, "pool-b": {"services": resource.MustParse("1")}}},
 		"over in two namespaces": {map[string]corev1.ResourceList{"pool-a": {"services": resource.MustParse("2")}, "pool-b": {"services": resource.MustParse("3")}},
-			map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}},
+			map[string]string{"pool-a": "2 667m", "pool-b": "1 667m", "pool-x": "0 666m"}, nil},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			objects, err := render.Objects(tn, render.Holdings{SelfService: []string{"pool-x"}, QuotaUsed: tc.used})
+			objects, err := render.Objects(tn, render.Holdings{SelfService: []string{"pool-x"}, QuotaUsed: tc.used, QuotaChecked: tc.checked})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -166,7 +166,7 @@ var (
 
 // tenantObjectRules route the kinds the policy judges in tenant
 // namespaces (kinds.Kind.Judged) by their content: those the in-process
-// rules alone judge (kinds.Kind.LabelsOnly) never leave the API server.
+// rules alone judge (kinds.Kind.InProcess) never leave the API server.
 // By group in the registry's order; subresources are left out, so status
 // writes never wait on the webhook.
 func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
@@ -179,7 +179,7 @@ func tenantObjectRules(ops []admissionregistrationv1.OperationType) []admissionr
 
 // judgedByContent are the namespaced kinds rules judge beyond the
 // in-process ones.
-func judgedByContent(k kinds.Kind) bool { return k.Judged && k.Namespaced && !k.LabelsOnly }
+func judgedByContent(k kinds.Kind) bool { return k.Judged && k.Namespaced && !k.InProcess }
 
 // notRouted leaves out the kinds tenantObjectRules route already, which the
 // objects webhook judges whoever writes them.

@@ -4,13 +4,17 @@ import (
 	"slices"
 	"testing"
 
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
@@ -46,7 +50,7 @@ func (o oneTenant) Released(string) string              { return "" }
 func (o oneTenant) LandlordAccount(string, string) bool { return false }
 
 // TestUnroutedKindsAreJudgedInProcess: the kinds the objects webhook no
-// longer receives (kinds.Kind.LabelsOnly) are judged by the in-process
+// longer receives (kinds.Kind.InProcess) are judged by the in-process
 // rules, which refuse the owner's write and spare the platform
 // controllers'.
 func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
@@ -59,6 +63,10 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 		"/resourcequotas":                   &corev1.ResourceQuota{ObjectMeta: meta},
 		"/limitranges":                      &corev1.LimitRange{ObjectMeta: meta},
 		"networking.k8s.io/networkpolicies": &networkingv1.NetworkPolicy{ObjectMeta: meta, Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}}},
+		"policy/poddisruptionbudgets":       &policyv1.PodDisruptionBudget{ObjectMeta: meta, Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(1))}},
+		"rbac.authorization.k8s.io/roles":   &rbacv1.Role{ObjectMeta: meta},
+		"source.toolkit.fluxcd.io/helmcharts": &sourcev1.HelmChart{ObjectMeta: meta, Spec: sourcev1.HelmChartSpec{Chart: "web",
+			SourceRef: sourcev1.LocalHelmChartSourceReference{Kind: sourcev1.HelmRepositoryKind, Name: "charts"}}},
 	}
 	tenants := oneTenant{&v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: v1alpha1.TenantSpec{
 		Namespaces: []v1alpha1.TenantNamespace{{Name: "t-apps"}}, Owners: []v1alpha1.Owner{{Kind: "Group", Name: "t-owners"}},
@@ -70,7 +78,7 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 	}
 	owner := authenticationv1.UserInfo{Username: "alice", Groups: []string{"t-owners"}}
 	routed := tenantObjectRules(allOperations)
-	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.LabelsOnly }) {
+	for _, k := range kinds.Select(func(k kinds.Kind) bool { return k.InProcess }) {
 		if slices.ContainsFunc(routed, func(r admissionregistrationv1.RuleWithOperations) bool {
 			return slices.Contains(r.APIGroups, k.Group) && slices.Contains(r.Resources, k.Resource)
 		}) {

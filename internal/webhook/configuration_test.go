@@ -15,12 +15,12 @@ import (
 	"github.com/landlord-dev/landlord/internal/policy"
 )
 
-// TestLabelsOnlyKindsNeverWaitOnTheWebhook: with the webhook down,
+// TestInProcessKindsNeverWaitOnTheWebhook: with the webhook down,
 // Landlord and a kube-system controller (cluster-admin, but the platform's)
 // still write the kinds only the in-process rules judge in a tenant
 // namespace, and so does the tenant, held to LL010 by the API server; a
 // Secret, which other rules judge, still fails closed.
-func TestLabelsOnlyKindsNeverWaitOnTheWebhook(t *testing.T) {
+func TestInProcessKindsNeverWaitOnTheWebhook(t *testing.T) {
 	reconciler := tenantNamespace(t, "skip")
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-kube-system-writer"},

@@ -14,10 +14,13 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,8 +45,8 @@ type inProcessCase struct {
 
 // TestInProcessVerdictsAgree: every case of the in-process rules gets the
 // same verdict, and the same rule, from the real API server (its
-// ValidatingAdmissionPolicy; ConfigMaps and Leases never reach the
-// webhook) and from policy.Evaluate offline over an informer cache, the
+// ValidatingAdmissionPolicy; ConfigMaps, Leases and PodDisruptionBudgets
+// never reach the webhook) and from policy.Evaluate offline over an informer cache, the
 // way lint and audit judge.
 func TestInProcessVerdictsAgree(t *testing.T) {
 	var (
@@ -103,6 +106,15 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 	configMap := func(ns, name string, labels map[string]string) client.Object {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}, Data: map[string]string{"k": "v"}}
 	}
+	// budget is a PodDisruptionBudget with maxUnavailable, or minAvailable
+	// where maxUnavailable is the zero IntOrString.
+	budget := func(ns string, maxUnavailable intstr.IntOrString, minAvailable *intstr.IntOrString) client.Object {
+		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: minAvailable}}
+		if minAvailable == nil {
+			pdb.Spec.MaxUnavailable = &maxUnavailable
+		}
+		return pdb
+	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -118,6 +130,11 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"other tenant's owner, cluster-admin, writes", adminB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", true},
 		{"owner, cluster-admin, writes in its own tenant's namespace", adminB, admissionv1.Create, configMap("ipb-apps", "b", nil), "", true},
 		{"owner takes a Lease", ownerA, admissionv1.Create, lease, "", false},
+		{"owner's budget allows no eviction", ownerA, admissionv1.Create, budget("ipa-apps", intstr.FromInt32(0), nil), "LL023", false},
+		{"owner's budget allows 0% unavailable", ownerA, admissionv1.Create, budget("ipa-apps", intstr.FromString("0%"), nil), "LL023", false},
+		{"owner's budget keeps every pod", ownerA, admissionv1.Create, budget("ipa-apps", intstr.IntOrString{}, ptr.To(intstr.FromString("100%"))), "LL023", false},
+		{"owner's budget allows one eviction", ownerA, admissionv1.Create, budget("ipa-apps", intstr.FromInt32(1), nil), "", false},
+		{"owner's budget keeps most pods", ownerA, admissionv1.Create, budget("ipa-apps", intstr.IntOrString{}, ptr.To(intstr.FromString("90%"))), "", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}

@@ -29,7 +29,7 @@ func TestRoutedKindsAreDecoded(t *testing.T) {
 		}
 	}
 	for _, k := range kinds.All {
-		if k.Judged && k.Namespaced && !k.LabelsOnly && !routed[k.Group+"/"+k.Resource] {
+		if k.Judged && k.Namespaced && !k.InProcess && !routed[k.Group+"/"+k.Resource] {
 			t.Errorf("%s is judged by its content, and never routed to the guard", k.GroupKind())
 		}
 	}
