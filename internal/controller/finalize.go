@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +59,9 @@ func (r *TenantReconciler) finalize(ctx context.Context, tenant *v1alpha1.Tenant
 		}
 	}
 
+	if left, err := r.leftLive(ctx, tenant); left || err != nil {
+		return r.finalizing(tenant, err)
+	}
 	before := tenant.DeepCopy()
 	controllerutil.RemoveFinalizer(tenant, v1alpha1.Finalizer)
 	if err := r.Patch(ctx, tenant, client.MergeFrom(before), client.FieldOwner(FieldOwner)); err != nil {
@@ -105,6 +109,27 @@ func (r *TenantReconciler) finalizing(tenant *v1alpha1.Tenant, err error) (ctrl.
 		return r.fail(tenant, v1alpha1.FinalizeFailedReason, err)
 	}
 	return ctrl.Result{RequeueAfter: deletionRequeue}, nil
+}
+
+// leftLive reports whether the API server still holds an object Landlord
+// made for the tenant, past the cache: a create the cache has not shown
+// yet, from a pass just before the deletion, would otherwise outlive its
+// Tenant (the fault suite found such a namespace once).
+func (r *TenantReconciler) leftLive(ctx context.Context, tenant *v1alpha1.Tenant) (bool, error) {
+	for _, kind := range ownedKinds() {
+		list := kind.NewList()
+		err := r.APIReader.List(ctx, list, client.Limit(1),
+			client.MatchingLabels{v1alpha1.TenantLabel: tenant.Name, v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue})
+		switch {
+		case meta.IsNoMatchError(err):
+			continue // Flux is not installed: nothing of its kinds exists
+		case err != nil:
+			return false, fmt.Errorf("listing %T: %w", list, err)
+		case meta.LenList(list) > 0:
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // letGoLive reports a namespace the cache still shows as the tenant's that
