@@ -76,10 +76,10 @@ func unchanged(f string) string {
 // labelledTenant is the tenant the namespace's label names.
 var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1.TenantLabel)
 
-// inProcessRules are the rules needing only the request, its namespace and
-// the RBAC markers render.markers keeps of which identities act for which
-// tenant and which namespaces it holds: they are written once, here, and
-// the API server, lint and audit all evaluate this CEL.
+// inProcessRules are the rules needing only the request, the object, its
+// namespace and the RBAC markers render.markers keeps of which identities
+// act for which tenant and which namespaces it holds: they are written
+// once, here, and the API server, lint and audit all evaluate this CEL.
 var inProcessRules = []inProcessRule{
 	{
 		rule:  ruleManaged,

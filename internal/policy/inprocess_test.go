@@ -7,9 +7,10 @@ import (
 )
 
 // TestInProcessRulesReadMetadataOnly: offline, the in-process rules see
-// objects reduced to their metadata (metadataOf), which they must not
-// notice: every case of the policy table gets the same violations from the
-// whole objects, as the API server passes them.
+// objects reduced to their metadata (metadataOf) but for the kinds a rule
+// reads whole, which they must not notice: every case of the policy table
+// gets the same violations from the whole objects, as the API server
+// passes them.
 func TestInProcessRulesReadMetadataOnly(t *testing.T) {
 	judged := 0
 	for name, tc := range testCases {
