@@ -1,7 +1,9 @@
 package webhook_test
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +27,29 @@ func mergePatch(name, patch string) func(client.Client) error {
 func rawPatch(pt types.PatchType, name, patch string) func(client.Client) error {
 	return func(c client.Client) error {
 		return c.Patch(ctx, ns(name), client.RawPatch(pt, []byte(patch)), dry)
+	}
+}
+
+// forgeOwnership rewrites the controller's entry in the managed fields of
+// the namespace name to claim a platform annotation: the controller would
+// then remove it as a field of its own the Tenant no longer sets.
+func forgeOwnership(name string) func(client.Client) error {
+	return func(c client.Client) error {
+		live := &corev1.Namespace{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: name}, live); err != nil {
+			return err
+		}
+		fields := slices.Clone(live.ManagedFields)
+		for i, e := range fields {
+			if e.Manager == v1alpha1.FieldManager && e.Subresource == "" {
+				fields[i].FieldsV1 = &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{"f:scheduler.alpha.kubernetes.io/node-selector":{}}}}`)}
+			}
+		}
+		patch, err := json.Marshal([]map[string]any{{"op": "replace", "path": "/metadata/managedFields", "value": fields}})
+		if err != nil {
+			return err
+		}
+		return c.Patch(ctx, ns(name), client.RawPatch(types.JSONPatchType, patch), dry)
 	}
 }
 
@@ -75,6 +100,9 @@ func TestAttacksNamespaces(t *testing.T) {
 			want: "LL025", near: ownAnnotation},
 		"kiam roles on its self-service namespace": {as: "owner", do: mergePatch("blue-one", `{"metadata":{"annotations":{"iam.amazonaws.com/allowed-roles":"[\"*\"]"}}}`),
 			want: "LL025", near: ownAnnotation},
+		// The controller removes what its entry lists and the Tenant does
+		// not set: a platform annotation moved into it would go.
+		"forge Landlord's ownership of a platform annotation": {as: "reconciler", do: forgeOwnership("blue-apps"), want: "LL010", near: ownAnnotation},
 
 		// A finalizer nothing removes keeps a namespace Terminating, out of
 		// the count of maxNamespaces.
