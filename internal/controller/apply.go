@@ -317,8 +317,8 @@ func (r *TenantReconciler) settle(ctx context.Context, desired, created client.O
 // no other writer holds one under takeBack. The second half is what
 // makes a key removed from a Tenant leave the cluster.
 func upToDate(sent map[string]any, existing client.Object, takeBack []string) bool {
-	owned, applied, err := apply.Owned(existing, FieldOwner)
-	if err != nil || !applied {
+	owned, held, err := apply.Owned(existing, FieldOwner)
+	if err != nil || !held {
 		return false
 	}
 	if _, unset := apply.Unset(owned, sent); unset {

@@ -186,8 +186,7 @@ func deleteNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant)
 		if label := ns.Labels[v1alpha1.TenantLabel]; label != "" {
 			// Labelled for a tenant that does not hold it (never adopted, or
 			// its tenant gone): frozen, as LL026 freezes what is in it.
-			return field.ErrorList{forbidden(ruleUnheld, field.NewPath("metadata", "name"),
-				"namespace "+ns.Name+" is labelled for tenant "+label+", which does not hold it; allowed: deletion by platform identities")}
+			return unheld(field.NewPath("metadata", "name"), ns.Name, label)
 		}
 		return nil // claims but unowned: a released namespace, RBAC decides
 	}

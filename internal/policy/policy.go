@@ -127,8 +127,8 @@ func nameOf(t *v1alpha1.Tenant) string {
 // unheld is rule LL026: a namespace labelled for a tenant that does not
 // hold it (unknown, deleted, or not yet known to the guard) is frozen for
 // everyone but the platform, never left open.
-func unheld(ns, claimant string) field.ErrorList {
-	return field.ErrorList{forbidden(ruleUnheld, field.NewPath("metadata", "namespace"),
+func unheld(f *field.Path, ns, claimant string) field.ErrorList {
+	return field.ErrorList{forbidden(ruleUnheld, f,
 		"namespace "+ns+" is labelled for tenant "+claimant+", which does not hold it; allowed: writes by platform identities")}
 }
 

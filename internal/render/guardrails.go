@@ -70,8 +70,6 @@ func quotaHards(t *v1alpha1.Tenant, all []string, used, checked map[string]corev
 		if compute(name) {
 			unit = 1
 		}
-		leastFirst := slices.Clone(all)
-		slices.SortStableFunc(leastFirst, func(a, b string) int { return cmp.Compare(use(a), use(b)) })
 		if over := total - hard.MilliValue(); over > 0 {
 			overshot := func(ns string) int64 {
 				q, ok := checked[ns][name]
@@ -93,6 +91,8 @@ func quotaHards(t *v1alpha1.Tenant, all []string, used, checked map[string]corev
 		}
 		free := (hard.MilliValue() - total) / unit
 		share, rest := free/int64(len(all)), free%int64(len(all))
+		leastFirst := slices.Clone(all)
+		slices.SortStableFunc(leastFirst, func(a, b string) int { return cmp.Compare(use(a), use(b)) })
 		for i, ns := range leastFirst {
 			units := share
 			if int64(i) < rest {
