@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,9 +119,34 @@ func createTenant(t *testing.T, tenant *v1alpha1.Tenant) {
 			if _, err := core.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{}); err != nil {
 				return err
 			}
+			// The authorizer learns of the owners' bindings from its informer, a moment on.
+			for _, o := range tenant.Spec.Owners {
+				if err := ownerMayCreatePods(o, ns.Name); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
+}
+
+// ownerMayCreatePods asks the API server's authorizer whether an owner who
+// is a user may create pods in ns yet; the tests here name only users.
+func ownerMayCreatePods(o v1alpha1.Owner, ns string) error {
+	if o.Kind != "User" {
+		return nil
+	}
+	sar, err := core.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               o.Name,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "create", Resource: "pods"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	if !sar.Status.Allowed {
+		return fmt.Errorf("owner %s %s may not create pods in %s yet: %s", o.Kind, o.Name, ns, sar.Status.Reason)
+	}
+	return nil
 }
 
 // createSelfService creates name as the tenant's reconciler would, labelled
