@@ -22,6 +22,10 @@ const (
 	// Flux applies the tenant's objects as: the API server's default for
 	// their serviceAccountName reads it.
 	ReconcilerLabel = "landlord.dev/reconciler"
+	// ServiceTypesLabel lists, on a tenant namespace, the Service types
+	// beyond ClusterIP the tenant may create, joined by dots: the API
+	// server's policy reads it.
+	ServiceTypesLabel = "landlord.dev/service-types"
 
 	// FieldManager is the one server-side apply manager of everything the
 	// controller writes: what its entries of an object's managed fields

@@ -202,7 +202,7 @@ var All = []Kind{
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ReplicationController"), Resource: "replicationcontrollers", Namespaced: true,
 		New: func() client.Object { return &corev1.ReplicationController{} }, Judged: true, Tenant: Write, Subresources: scale},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Service"), Resource: "services", Namespaced: true,
-		New: func() client.Object { return &corev1.Service{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+		New: func() client.Object { return &corev1.Service{} }, Judged: true, InProcess: true, Tenant: Write, Subresources: readAccess},
 	{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), Resource: "persistentvolumeclaims", Namespaced: true,
 		New: func() client.Object { return &corev1.PersistentVolumeClaim{} }, Judged: true, Tenant: Write, Subresources: readAccess},
 	{GroupVersionKind: appsv1.SchemeGroupVersion.WithKind("Deployment"), Resource: "deployments", Namespaced: true,

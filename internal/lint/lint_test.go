@@ -424,7 +424,7 @@ func TestLintMessages(t *testing.T) {
 	})
 	_, findings := lintDirs(t, fleetDir, repoDir)
 	want := lint.Finding{Repo: "dev-team", File: "staging/svc.yaml", Line: 6, Rule: "LL013", Severity: lint.SeverityError,
-		Message: `tenant dev-team: spec.type: Unsupported value: "NodePort": tenant dev-team may not expose services outside the cluster; supported values: "ClusterIP"`}
+		Message: `tenant dev-team: spec.type: Forbidden: type NodePort exposes tenant dev-team outside the cluster; allowed: ClusterIP`}
 	if len(findings) != 1 || findings[0] != want {
 		t.Errorf("findings = %v, want [%v]", findings, want)
 	}

@@ -43,7 +43,7 @@ func quantity(s string) *intstr.IntOrString { v := intstr.Parse(s); return &v }
 var ingressCases = map[string]testCase{
 	// LL021
 	"external name service":               {req: create(reconciler, "apps", newService(corev1.ServiceTypeExternalName)), want: "LL021"},
-	"external name service where allowed": {req: create(reconciler, "apps", newService(corev1.ServiceTypeExternalName)), allow: allowances{serviceTypes: []corev1.ServiceType{corev1.ServiceTypeExternalName}}},
+	"external name service where allowed": {req: create(opsReconciler, "ops", newServiceIn("ops", corev1.ServiceTypeExternalName))},
 
 	// LL022: hostnames by pattern, held by no other tenant, classes.
 	"ingress below its domain":             {req: withShared(create(reconciler, "apps", newIngress("web.dev.example.com"))), allow: devHosts},

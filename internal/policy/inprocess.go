@@ -63,8 +63,12 @@ func readsContent(gk schema.GroupKind) bool {
 	return slices.ContainsFunc(inProcessRules, func(r inProcessRule) bool { return r.kind == gk })
 }
 
-// budget is the PodDisruptionBudget's kind, whose LL023 rules run here.
-var budget = schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}
+// The kinds whose content rules run here: LL023 on budgets, LL013, LL017
+// and LL021 on Services.
+var (
+	budget  = schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"}
+	service = schema.GroupKind{Kind: "Service"}
+)
 
 // unchanged is a CEL expression true on an update keeping spec.<f> as it
 // was: a violation admitted before the rule existed may stay (the
@@ -77,9 +81,10 @@ func unchanged(f string) string {
 var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1.TenantLabel)
 
 // inProcessRules are the rules needing only the request, the object, its
-// namespace and the RBAC markers render.markers keeps of which identities
-// act for which tenant and which namespaces it holds: they are written
-// once, here, and the API server, lint and audit all evaluate this CEL.
+// namespace's labels (render.PolicyLabels) and the RBAC markers
+// render.markers keeps of which identities act for which tenant and which
+// namespaces it holds: they are written once, here, and the API server,
+// lint and audit all evaluate this CEL.
 var inProcessRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
@@ -126,7 +131,32 @@ var inProcessRules = []inProcessRule{
 			`int(object.spec.minAvailable.substring(0, size(object.spec.minAvailable) - 1)) < 100 || ` + unchanged("minAvailable"),
 		detail: `"minAvailable " + object.spec.minAvailable + " keeps every pod; allowed: below 100%, or a number of pods"`,
 	},
+	{
+		rule:   ruleServiceType,
+		field:  field.NewPath("spec", "type"),
+		kind:   service,
+		valid:  `!has(object.spec.type) || !(object.spec.type in ` + exposing + `) || object.spec.type in variables.serviceTypes || ` + unchanged("type"),
+		detail: `"type " + object.spec.type + " exposes tenant " + ` + labelledTenant + ` + " outside the cluster; allowed: " + ([` + fmt.Sprintf("%q", corev1.ServiceTypeClusterIP) + `] + variables.serviceTypes).join(", ")`,
+	},
+	{
+		rule:   ruleExternalName,
+		field:  field.NewPath("spec", "type"),
+		kind:   service,
+		valid:  fmt.Sprintf(`!has(object.spec.type) || object.spec.type != %[1]q || %[1]q in variables.serviceTypes || `, corev1.ServiceTypeExternalName) + unchanged("type"),
+		detail: `"tenant " + ` + labelledTenant + ` + " may not alias other names; allowed: ClusterIP, or ExternalName where spec.network.allowServiceTypes lists it"`,
+	},
+	{
+		rule:   ruleExternalIPs,
+		field:  field.NewPath("spec", "externalIPs"),
+		kind:   service,
+		valid:  `!has(object.spec.externalIPs) || size(object.spec.externalIPs) == 0 || ` + unchanged("externalIPs"),
+		detail: `"external IPs are denied; allowed: unset"`,
+	},
 }
+
+// exposing are the Service types that reach a tenant from outside the
+// cluster's network isolation.
+var exposing = fmt.Sprintf("[%q, %q]", corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer)
 
 // inProcessVariables are what several rules read, evaluated once a request.
 var inProcessVariables = []admissionregistrationv1.Variable{
@@ -135,6 +165,10 @@ var inProcessVariables = []admissionregistrationv1.Variable{
 	// it.
 	{Name: "held", Expression: fmt.Sprintf(`has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels && authorizer.serviceAccount(request.namespace, namespaceObject.metadata.labels[%[1]q]).group(%[2]q).resource(%[3]q).name(%[4]s).check(%[5]q).allowed()`,
 		v1alpha1.ReconcilerLabel, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.ActForVerb)},
+	// serviceTypes: those beyond ClusterIP the tenant allows, which the
+	// controller lists on each of its namespaces.
+	{Name: "serviceTypes", Expression: fmt.Sprintf(`has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels ? namespaceObject.metadata.labels[%[1]q].split(".") : []`,
+		v1alpha1.ServiceTypesLabel)},
 	// wildcard: the writer's grants answer yes to every question about
 	// tenants, so RBAC cannot tell which tenant it acts for.
 	{Name: "wildcard", Expression: Wildcard()},
@@ -287,7 +321,7 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
 	if holder != nil {
-		ns.Labels[v1alpha1.ReconcilerLabel] = holder.ReconcilerName()
+		ns.Labels = render.PolicyLabels(holder)
 	}
 	gvk, gvr := kindOf(req)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}

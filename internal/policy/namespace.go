@@ -19,14 +19,11 @@ import (
 // podSecurityPrefix starts the Pod Security Admission labels.
 const podSecurityPrefix = "pod-security.kubernetes.io/"
 
-// protectedLabel reports whether a namespace label is the platform's: who
-// owns the namespace, who made it, and what pods may do there.
+// protectedLabel reports whether a namespace label is the platform's:
+// Landlord's (who owns the namespace, who made it, what the API server's
+// policy allows there) and what pods may do there.
 func protectedLabel(key string) bool {
-	switch key {
-	case v1alpha1.TenantLabel, v1alpha1.OriginLabel, v1alpha1.ManagedByLabel, v1alpha1.ReleasedLabel, v1alpha1.ReconcilerLabel:
-		return true
-	}
-	return strings.HasPrefix(key, podSecurityPrefix)
+	return key == v1alpha1.ManagedByLabel || strings.HasPrefix(key, v1alpha1.GroupVersion.Group+"/") || strings.HasPrefix(key, podSecurityPrefix)
 }
 
 func isNamespace(obj runtime.Object) bool {

@@ -147,6 +147,20 @@ func TestNamespaceRules(t *testing.T) {
 			ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
 			return ns
 		}()), want: "LL009"},
+		// The API server's policy reads which Service types a namespace allows from its label.
+		"owner lets its namespace expose NodePorts": {req: update(owner, "", ownNamespace(), func() *corev1.Namespace {
+			ns := ownNamespace()
+			ns.Labels[v1alpha1.ServiceTypesLabel] = "NodePort"
+			return ns
+		}()), want: "LL009"},
+		"self-service namespace created allowing LoadBalancers": {req: create(owner, "", newNamespace("dev-team-lb", map[string]string{
+			v1alpha1.TenantLabel: "dev-team", v1alpha1.ServiceTypesLabel: "LoadBalancer",
+		})), want: "LL009"},
+		"platform lets a namespace expose NodePorts": {req: update(masters, "", ownNamespace(), func() *corev1.Namespace {
+			ns := ownNamespace()
+			ns.Labels[v1alpha1.ServiceTypesLabel] = "NodePort"
+			return ns
+		}())},
 		// The controller removes what its managed-fields entries list and the
 		// Tenant does not set: a tenant may not write them.
 		"platform annotation moved into Landlord's fields": {req: update(owner, "", withFields(platformAnnotated(), landlordFields),

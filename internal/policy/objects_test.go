@@ -224,8 +224,12 @@ func newPod(ns string, edit ...func(*corev1.PodSpec)) *corev1.Pod {
 }
 
 func newService(t corev1.ServiceType, externalIPs ...string) *corev1.Service {
+	return newServiceIn("apps", t, externalIPs...)
+}
+
+func newServiceIn(ns string, t corev1.ServiceType, externalIPs ...string) *corev1.Service {
 	return &corev1.Service{
-		ObjectMeta: objectMeta("app", "apps"),
+		ObjectMeta: objectMeta("app", ns),
 		Spec:       corev1.ServiceSpec{Type: t, ExternalIPs: externalIPs, Ports: []corev1.ServicePort{{Port: 80}}},
 	}
 }

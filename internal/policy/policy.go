@@ -156,7 +156,6 @@ func (s scope) sameTenant(ns string) bool {
 type allowances struct {
 	requireResources bool
 	workloadIdentity bool
-	serviceTypes     []corev1.ServiceType
 	scheduling       v1alpha1.Scheduling
 	storage          v1alpha1.Storage
 	ingress          v1alpha1.Ingress
@@ -167,7 +166,6 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 	return allowances{
 		requireResources: t.Spec.RequireResources,
 		workloadIdentity: t.Spec.AllowWorkloadIdentity,
-		serviceTypes:     t.Spec.Network.AllowServiceTypes,
 		scheduling:       ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{}),
 		storage:          ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}),
 		ingress:          ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
@@ -185,8 +183,6 @@ func content(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 		return errs, true
 	}
 	switch o := obj.(type) {
-	case *corev1.Service:
-		return service(o, s), true
 	case *corev1.Secret:
 		return append(tokenSecret(o, s), secretFetches(o, s)...), true
 	case *rbacv1.RoleBinding:
@@ -234,6 +230,7 @@ var (
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
 	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
 	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
+	ruleExternalName     = Rule{"LL021", "external-name-service", "an ExternalName Service is a DNS alias to any name, another tenant's Services included, which ingress controllers and gateways then proxy to"}
 	ruleRoleGrants       = Rule{"LL018", "role-grants", "the roles a Tenant binds are judged by the rules they grant: token creation, impersonation, escalate and bind, and cluster-wide secrets, kubelets and writes, hand a tenant other identities"}
 	ruleForeignTenant    = Rule{"LL028", "foreign-tenant-write", "a tenant identity writes only in its own tenant's namespaces, whatever RBAC it was given by mistake or by an extra cluster role"}
 	ruleUnheld           = Rule{"LL026", "unheld-namespace", "a namespace labelled for a tenant that does not hold it is frozen, so that a cache miss or a deleted tenant never opens it"}

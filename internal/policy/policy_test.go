@@ -236,11 +236,20 @@ var testCases = map[string]testCase{
 	"pod in a platform namespace":       {req: create(stranger, "kube-system", newPod("kube-system", func(p *corev1.PodSpec) { p.ServiceAccountName = "dev-team" }))},
 
 	// LL013, LL017
-	"node port service":                  {req: create(reconciler, "apps", newService(corev1.ServiceTypeNodePort)), want: "LL013"},
-	"load balancer service":              {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), want: "LL013"},
-	"load balancer service when allowed": {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), allow: allowances{serviceTypes: []corev1.ServiceType{corev1.ServiceTypeLoadBalancer}}},
-	"cluster ip service":                 {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP))},
-	"service with external ips":          {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8")), want: "LL017"},
+	"node port service":                              {req: create(reconciler, "apps", newService(corev1.ServiceTypeNodePort)), want: "LL013"},
+	"load balancer service":                          {req: create(reconciler, "apps", newService(corev1.ServiceTypeLoadBalancer)), want: "LL013"},
+	"load balancer service when allowed":             {req: create(opsReconciler, "ops", newServiceIn("ops", corev1.ServiceTypeLoadBalancer))},
+	"node port service when another type is allowed": {req: create(opsReconciler, "ops", newServiceIn("ops", corev1.ServiceTypeNodePort)), want: "LL013"},
+	"node port service kept on an update": {req: update(reconciler, "apps", newService(corev1.ServiceTypeNodePort), func() *corev1.Service {
+		s := newService(corev1.ServiceTypeNodePort)
+		s.Labels = map[string]string{"app": "web"}
+		return s
+	}())},
+	"cluster ip service turned node port": {req: update(reconciler, "apps", newService(corev1.ServiceTypeClusterIP), newService(corev1.ServiceTypeNodePort)), want: "LL013"},
+	"external ips kept on an update":      {req: update(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8"), newService(corev1.ServiceTypeClusterIP, "8.8.8.8"))},
+	"external ips changed on an update":   {req: update(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8"), newService(corev1.ServiceTypeClusterIP, "8.8.4.4")), want: "LL017"},
+	"cluster ip service":                  {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP))},
+	"service with external ips":           {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8")), want: "LL017"},
 
 	// LL014
 	"cluster role binding by a tenant":   {req: create(reconciler, "", &rbacv1.ClusterRoleBinding{}), want: "LL014"},

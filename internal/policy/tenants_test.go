@@ -115,6 +115,7 @@ var testTenants = fakeTenants{
 				Namespaces:         []v1alpha1.TenantNamespace{{Name: "ops"}},
 				Owners:             []v1alpha1.Owner{{Kind: "User", Name: "alice"}},
 				ServiceAccountName: "flux",
+				Network:            v1alpha1.Network{AllowServiceTypes: []corev1.ServiceType{corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeExternalName}},
 			},
 		},
 		{

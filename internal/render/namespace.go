@@ -2,6 +2,8 @@ package render
 
 import (
 	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,7 +32,7 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 	}
 	// Rendering the origin keeps it owned by the apply and restored if removed.
 	ns.Labels[v1alpha1.OriginLabel] = string(origin)
-	ns.Labels[v1alpha1.ReconcilerLabel] = t.ReconcilerName()
+	maps.Copy(ns.Labels, PolicyLabels(t))
 	// The API server sets it on every namespace; rendered, Landlord's
 	// create holds nothing the render does not, and needs no hand-over.
 	ns.Labels[corev1.LabelMetadataName] = name
@@ -39,6 +41,25 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 		ns.Labels[podSecurityLabel+mode+"-version"] = "latest"
 	}
 	return ns
+}
+
+// PolicyLabels are the labels of each of t's namespaces that the API
+// server's admission policies read: whose namespace it is, whom Flux
+// applies as there, and which Service types beyond ClusterIP it allows.
+func PolicyLabels(t *v1alpha1.Tenant) map[string]string {
+	labels := map[string]string{
+		v1alpha1.TenantLabel:     t.Name,
+		v1alpha1.ReconcilerLabel: t.ReconcilerName(),
+	}
+	if types := t.Spec.Network.AllowServiceTypes; len(types) > 0 {
+		names := make([]string, len(types))
+		for i, st := range types {
+			names[i] = string(st)
+		}
+		slices.Sort(names)
+		labels[v1alpha1.ServiceTypesLabel] = strings.Join(slices.Compact(names), ".")
+	}
+	return labels
 }
 
 // variables is the tenant-vars ConfigMap of one namespace: Spec.Variables

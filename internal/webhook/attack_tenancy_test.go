@@ -70,19 +70,20 @@ func TestAttacksTenancy(t *testing.T) {
 // only as a target, with its own metric and reason.
 func TestDenialBlamesTheRequester(t *testing.T) {
 	attackWorld(t)
-	svc := service(corev1.ServiceTypeClusterIP, []string{"8.8.8.8"})
-	svc.Namespace = "red-apps"
-	blue, red, aimed := webhook.DenialCount("blue", "LL017"), webhook.DenialCount("red", "LL017"), webhook.TargetedCount("red", "LL017")
-	if err := identities["leaky"].Create(ctx, svc); !apierrors.IsForbidden(err) {
-		t.Fatalf("got %v, want LL017", err)
+	// A token of red's reconciler: LL012, a rule of the webhook's.
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "red-apps", Name: "steal", Annotations: map[string]string{corev1.ServiceAccountNameKey: "red"}},
+		Type: corev1.SecretTypeServiceAccountToken}
+	blue, red, aimed := webhook.DenialCount("blue", "LL012"), webhook.DenialCount("red", "LL012"), webhook.TargetedCount("red", "LL012")
+	if err := identities["leaky"].Create(ctx, token); !apierrors.IsForbidden(err) {
+		t.Fatalf("got %v, want LL012", err)
 	}
-	if got := webhook.DenialCount("blue", "LL017"); got != blue+1 {
+	if got := webhook.DenialCount("blue", "LL012"); got != blue+1 {
 		t.Errorf("denials of requester blue: %v -> %v, want one more", blue, got)
 	}
-	if got := webhook.DenialCount("red", "LL017"); got != red {
+	if got := webhook.DenialCount("red", "LL012"); got != red {
 		t.Errorf("denials of red, which made no request: %v -> %v, want unchanged", red, got)
 	}
-	if got := webhook.TargetedCount("red", "LL017"); got != aimed+1 {
+	if got := webhook.TargetedCount("red", "LL012"); got != aimed+1 {
 		t.Errorf("denials targeting red: %v -> %v, want one more", aimed, got)
 	}
 	// An earlier denial's window, open up to a minute, holds this one.
@@ -94,23 +95,23 @@ func TestDenialBlamesTheRequester(t *testing.T) {
 		var onBlue, onRed bool
 		for _, e := range events.Items {
 			// Each names the object refused and who wrote it.
-			refused := e.Related != nil && e.Related.Kind == "Service" && e.Related.Namespace == svc.Namespace && e.Related.Name == svc.Name
-			onBlue = onBlue || e.Regarding.Name == "blue" && e.Reason == "LL017" && refused && strings.HasPrefix(e.Note, "mallory was denied: ")
+			refused := e.Related != nil && e.Related.Kind == "Secret" && e.Related.Namespace == token.Namespace && e.Related.Name == token.Name
+			onBlue = onBlue || e.Regarding.Name == "blue" && e.Reason == "LL012" && refused && strings.HasPrefix(e.Note, "mallory was denied: ")
 			onRed = onRed || e.Regarding.Name == "red" && e.Reason == "Targeted" && refused && strings.Contains(e.Note, "mallory, acting for tenant blue")
 		}
 		if !onBlue || !onRed {
-			return fmt.Errorf("event LL017 on blue: %v, Targeted on red: %v", onBlue, onRed)
+			return fmt.Errorf("event LL012 on blue: %v, Targeted on red: %v", onBlue, onRed)
 		}
 		return nil
 	})
 
-	// The third review's 100 refused Services left 100 Events; now the
+	// The third review's 100 refused writes left 100 Events; now the
 	// window already open holds them all until it closes.
 	for i := range 100 {
-		again := svc.DeepCopy()
+		again := token.DeepCopy()
 		again.Name = fmt.Sprintf("again-%d", i)
 		if err := identities["leaky"].Create(ctx, again); !apierrors.IsForbidden(err) {
-			t.Fatalf("got %v, want LL017", err)
+			t.Fatalf("got %v, want LL012", err)
 		}
 	}
 	time.Sleep(3 * time.Second) // what the old code wrote was written by then
@@ -120,12 +121,12 @@ func TestDenialBlamesTheRequester(t *testing.T) {
 	}
 	n := 0
 	for _, e := range events.Items {
-		if e.Regarding.Name == "blue" && e.Reason == "LL017" && e.Related != nil && strings.HasPrefix(e.Related.Name, "again-") {
+		if e.Regarding.Name == "blue" && e.Reason == "LL012" && e.Related != nil && strings.HasPrefix(e.Related.Name, "again-") {
 			n++
 		}
 	}
 	if n > 1 {
-		t.Errorf("100 refused Services made %d Events on blue, want at most the window's one", n)
+		t.Errorf("100 refused tokens made %d Events on blue, want at most the window's one", n)
 	}
 }
 

@@ -147,6 +147,7 @@ func TestAttackSuite(t *testing.T) {
 		dropOwnNs: {as: "owner", do: remove(ns("blue-two"))},
 		"relabel its namespace to another tenant": {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"remove pod-security enforcement":         {as: "leaky", do: mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"label its namespace to allow NodePorts":  {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.ServiceTypesLabel, "NodePort")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"weaken pod-security to privileged":       {as: "leaky", do: mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), want: "LL009", near: dropOwnNs, rbacFirst: "reconciler"},
 		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: notFound, near: ownNs},
 		"namespace labelled for another tenant":   {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},

@@ -45,8 +45,8 @@ type inProcessCase struct {
 
 // TestInProcessVerdictsAgree: every case of the in-process rules gets the
 // same verdict, and the same rule, from the real API server (its
-// ValidatingAdmissionPolicy; ConfigMaps, Leases and PodDisruptionBudgets
-// never reach the webhook) and from policy.Evaluate offline over an informer cache, the
+// ValidatingAdmissionPolicy; ConfigMaps, Leases, PodDisruptionBudgets and
+// Services never reach the webhook) and from policy.Evaluate offline over an informer cache, the
 // way lint and audit judge.
 func TestInProcessVerdictsAgree(t *testing.T) {
 	var (
@@ -65,6 +65,9 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 				Namespaces: []v1alpha1.TenantNamespace{{Name: name + "-apps"}},
 				Owners:     []v1alpha1.Owner{{Kind: "Group", Name: name + "-owners"}},
 			},
+		}
+		if name == "ipb" {
+			tenant.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort}
 		}
 		if err := k8s.Create(ctx, tenant); err != nil {
 			t.Fatal(err)
@@ -115,6 +118,15 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		}
 		return pdb
 	}
+	service := func(ns string, kind corev1.ServiceType, externalIPs ...string) client.Object {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: corev1.ServiceSpec{Type: kind, ExternalIPs: externalIPs}}
+		if kind == corev1.ServiceTypeExternalName {
+			svc.Spec.ExternalName = "web.ipb-apps.svc.cluster.local"
+		} else {
+			svc.Spec.Ports = []corev1.ServicePort{{Port: 80}}
+		}
+		return svc
+	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -135,6 +147,13 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"owner's budget keeps every pod", ownerA, admissionv1.Create, budget("ipa-apps", intstr.IntOrString{}, ptr.To(intstr.FromString("100%"))), "LL023", false},
 		{"owner's budget allows one eviction", ownerA, admissionv1.Create, budget("ipa-apps", intstr.FromInt32(1), nil), "", false},
 		{"owner's budget keeps most pods", ownerA, admissionv1.Create, budget("ipa-apps", intstr.IntOrString{}, ptr.To(intstr.FromString("90%"))), "", false},
+		{"owner's NodePort Service", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeNodePort), "LL013", false},
+		{"owner's LoadBalancer Service", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeLoadBalancer), "LL013", false},
+		{"owner's ExternalName Service", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeExternalName), "LL021", false},
+		{"owner's Service capturing external IPs", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeClusterIP, "203.0.113.10"), "LL017", false},
+		{"owner's ClusterIP Service", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeClusterIP), "", false},
+		{"NodePort Service where the tenant allows it", ownerB, admissionv1.Create, service("ipb-apps", corev1.ServiceTypeNodePort), "", false},
+		{"LoadBalancer Service where only NodePort is allowed", ownerB, admissionv1.Create, service("ipb-apps", corev1.ServiceTypeLoadBalancer), "LL013", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}

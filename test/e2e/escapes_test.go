@@ -232,7 +232,7 @@ spec:
 		{
 			name:  "ExternalName Service proxying into another tenant",
 			files: objectFile("apiVersion: v1\nkind: Service\nmetadata:\n  name: tunnel\n  namespace: rogue\nspec:\n  type: ExternalName\n  externalName: web." + victim + ".svc.cluster.local\n"),
-			want:  []string{`Service/rogue/tunnel dry-run failed (LL021)`, `denied the request`},
+			want:  []string{`Service/rogue/tunnel dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.type: Forbidden: LL021: tenant rogue may not alias other names`},
 			never: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "tunnel"}},
 		},
 		{

@@ -39,8 +39,8 @@ var (
 )
 
 // failover kills the leader while owner's writes in tn's namespace are
-// judged every 200ms: each NodePort Service must be refused by the guard
-// (LL013) and each ClusterIP Service admitted, so with failurePolicy Fail
+// judged every 200ms: each token Secret of the reconciler must be refused
+// by the guard's webhook (LL012) and each Opaque Secret admitted, so with failurePolicy Fail
 // a call no replica answered is a wrong answer: none may be lost when the
 // pod is deleted, only those within crashWindow of a crash. after is
 // created once the leader's process has exited, so only a new leader can
@@ -257,7 +257,7 @@ func (p *prober) run() {
 			return
 		case <-tick.C:
 		}
-		for _, write := range []func(client.Client, *v1alpha1.Tenant) error{nodePort, clusterIP} {
+		for _, write := range []func(client.Client, *v1alpha1.Tenant) error{stolenToken, plainSecret} {
 			at := time.Now()
 			p.answers = append(p.answers, answer{at: at, err: write(p.owner, p.tn)})
 		}

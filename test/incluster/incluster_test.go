@@ -28,8 +28,8 @@ import (
 
 // TestInCluster installs Landlord from its chart, then from config/default,
 // and proves each install the same way: both replicas Ready on the node, a
-// Tenant provisioned, the guard refusing a tenant's NodePort Service
-// through the webhook Service, the leader's pod deleted and then the next
+// Tenant provisioned, the guard refusing a tenant's token of its
+// reconciler through the webhook Service, the leader's pod deleted and then the next
 // leader's process killed, admission answering throughout and another
 // replica leading each time, and landlord audit passing.
 func TestInCluster(t *testing.T) {
@@ -52,10 +52,10 @@ func TestInCluster(t *testing.T) {
 			first := createReady(t, tenant(way.name+"-a"))
 			guardRails(t, first)
 			owner := reconcilerClient(t, first)
-			if err := nodePort(owner, first); err != nil {
+			if err := stolenToken(owner, first); err != nil {
 				t.Fatal(err)
 			}
-			if err := clusterIP(owner, first); err != nil {
+			if err := plainSecret(owner, first); err != nil {
 				t.Fatal(err)
 			}
 
@@ -221,35 +221,37 @@ func reconcilerClient(t *testing.T, tn *v1alpha1.Tenant) client.Client {
 	return c
 }
 
-// nodePort sends a NodePort Service in tn's namespace, as a dry run: nil
-// when the guard refuses it with LL013, else what answered instead.
-func nodePort(c client.Client, tn *v1alpha1.Tenant) error {
-	err := c.Create(ctx, service(tn, corev1.ServiceTypeNodePort), client.DryRunAll)
+// stolenToken sends, as a dry run, a token Secret of the reconciler in
+// tn's namespace: nil when the guard's webhook refuses it with LL012, else
+// what answered instead.
+func stolenToken(c client.Client, tn *v1alpha1.Tenant) error {
+	err := c.Create(ctx, secret(tn, corev1.SecretTypeServiceAccountToken), client.DryRunAll)
 	if err == nil {
-		return fmt.Errorf("a NodePort Service in %s was admitted", tn.Spec.Namespaces[0].Name)
+		return fmt.Errorf("a token of the reconciler in %s was admitted", tn.Spec.Namespaces[0].Name)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "denied the request") || !strings.Contains(msg, "LL013") {
-		return fmt.Errorf("a NodePort Service: want the guard's LL013, got %w", err)
-	}
-	return nil
-}
-
-// clusterIP sends a ClusterIP Service, the neighbour the guard admits.
-func clusterIP(c client.Client, tn *v1alpha1.Tenant) error {
-	if err := c.Create(ctx, service(tn, corev1.ServiceTypeClusterIP), client.DryRunAll); err != nil {
-		return fmt.Errorf("a ClusterIP Service: want admitted, got %w", err)
+	if msg := err.Error(); !strings.Contains(msg, "denied the request") || !strings.Contains(msg, "LL012") {
+		return fmt.Errorf("a token of the reconciler: want the guard's LL012, got %w", err)
 	}
 	return nil
 }
 
-func service(tn *v1alpha1.Tenant, kind corev1.ServiceType) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tn.Spec.Namespaces[0].Name, GenerateName: "probe-"},
-		Spec: corev1.ServiceSpec{
-			Type:     kind,
-			Selector: map[string]string{"app": "probe"},
-			Ports:    []corev1.ServicePort{{Port: 80}},
+// plainSecret sends an Opaque Secret, the neighbour the webhook admits.
+func plainSecret(c client.Client, tn *v1alpha1.Tenant) error {
+	if err := c.Create(ctx, secret(tn, corev1.SecretTypeOpaque), client.DryRunAll); err != nil {
+		return fmt.Errorf("an Opaque Secret: want admitted, got %w", err)
+	}
+	return nil
+}
+
+// secret is a Secret of kind in tn's namespace, annotated as the
+// reconciler's: only a token Secret is one.
+func secret(tn *v1alpha1.Tenant, kind corev1.SecretType) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: tn.Spec.Namespaces[0].Name, GenerateName: "probe-",
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: tn.ReconcilerName()},
 		},
+		Type: kind,
 	}
 }
 
