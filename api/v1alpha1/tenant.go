@@ -23,9 +23,13 @@ const (
 	// their serviceAccountName reads it.
 	ReconcilerLabel = "landlord.dev/reconciler"
 	// ServiceTypesLabel lists, on a tenant namespace, the Service types
-	// beyond ClusterIP the tenant may create, joined by dots: the API
-	// server's policy reads it.
+	// beyond ClusterIP the tenant may create, joined by dots, empty for
+	// none: the API server's policy reads it.
 	ServiceTypesLabel = "landlord.dev/service-types"
+	// WorkloadIdentityLabel is "true" on the namespaces of a tenant that
+	// allows workload identity, "false" elsewhere: the API server's policy
+	// reads it.
+	WorkloadIdentityLabel = "landlord.dev/workload-identity"
 
 	// FieldManager is the one server-side apply manager of everything the
 	// controller writes: what its entries of an object's managed fields

@@ -67,7 +67,7 @@ func TestDevUpDemo(t *testing.T) {
 		regexp.MustCompile(`(?m)^frontend +frontend,frontend-jobs +True +main@sha1:`),
 		regexp.MustCompile(`(?m)^backend +backend,backend-jobs +True +main@sha1:`),
 		regexp.MustCompile(`(?m)^(\d+) checks: (\d+) PASS, 0 FAIL, 0 SKIP$`),
-		regexp.MustCompile(`denied the request: spec.sourceRef.namespace: .*LL002`),
+		regexp.MustCompile(`denied request: spec.sourceRef.namespace: Forbidden: LL002: cross-namespace references are denied`),
 	} {
 		if !want.MatchString(shown) {
 			t.Errorf("demo output lacks %s:\n%s", want, shown)

@@ -83,7 +83,7 @@ spec:
 	}
 	for _, want := range []string{
 		`staging/admin.yaml:8: LL015: tenant team2: roleRef.name: Unsupported value: "cluster-admin"`,
-		`staging/platform-sync.yaml:12: LL002: tenant team2: spec.sourceRef.namespace: Unsupported value: "flux-system"`,
+		`staging/platform-sync.yaml:12: LL002: tenant team2: spec.sourceRef.namespace: Forbidden: cross-namespace references are denied (flux-system)`,
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in\n%s", want, stdout)

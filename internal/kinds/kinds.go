@@ -116,7 +116,7 @@ var All = []Kind{
 	// Flux's kinds. Kustomizations go before their sources.
 	{GroupVersionKind: kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind), Resource: "kustomizations", Namespaced: true,
 		New: func() client.Object { return &kustomizev1.Kustomization{} }, NewList: func() client.ObjectList { return &kustomizev1.KustomizationList{} },
-		Owned: FluxStage, SharedWith: "kustomize-controller adds its finalizer", Judged: true, Tenant: Write, Subresources: readAccess,
+		Owned: FluxStage, SharedWith: "kustomize-controller adds its finalizer", Judged: true, InProcess: true, Tenant: Write, Subresources: readAccess,
 		Suspended: true, TrustedStatus: true},
 	{GroupVersionKind: sourcev1.GroupVersion.WithKind(sourcev1.GitRepositoryKind), Resource: "gitrepositories", Namespaced: true,
 		New: func() client.Object { return &sourcev1.GitRepository{} }, NewList: func() client.ObjectList { return &sourcev1.GitRepositoryList{} },
@@ -124,7 +124,7 @@ var All = []Kind{
 		Suspended: true, TrustedStatus: true},
 	{GroupVersionKind: helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind), Resource: "helmreleases", Namespaced: true,
 		New:    func() client.Object { return &helmv2.HelmRelease{} },
-		Judged: true, Tenant: Write, Subresources: readAccess, Suspended: true, TrustedStatus: true},
+		Judged: true, InProcess: true, Tenant: Write, Subresources: readAccess, Suspended: true, TrustedStatus: true},
 	{GroupVersionKind: sourcev1.GroupVersion.WithKind(sourcev1.OCIRepositoryKind), Resource: "ocirepositories", Namespaced: true,
 		New:    func() client.Object { return &sourcev1.OCIRepository{} },
 		Judged: true, Tenant: Write, Subresources: readAccess, Suspended: true, TrustedStatus: true},

@@ -49,12 +49,18 @@ func TestControllerIdentity(t *testing.T) {
 	}
 
 	for name, tc := range map[string]testCase{
-		"decryption with the controller's keys":              {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), want: "LL005"},
-		"decryption with the controller's keys, wi allowed":  {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), allow: wi, want: "LL005"},
-		"decryption with its own secret":                     {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", SecretRef: ownKey}))},
-		"decryption with its own account, wi allowed":        {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"})), allow: wi},
-		"decryption with its own account":                    {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"})), want: "LL005"},
-		"controller writes decryption with its keys":         {req: create(controller, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), want: "LL005"},
+		"decryption with the controller's keys":             {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), want: "LL005"},
+		"decryption with the controller's keys, wi allowed": {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), allow: wi, want: "LL005"},
+		"decryption with its own secret":                    {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", SecretRef: ownKey}))},
+		"decryption with its own account, wi allowed": {req: create(carol, "full", func() *kustomizev1.Kustomization {
+			k := decrypt(kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"})
+			k.Namespace, k.Spec.TargetNamespace = "full", ""
+			return k
+		}())},
+		"decryption with its own account": {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"})), want: "LL005"},
+		// Landlord renders decryption only with the keys the Tenant names,
+		// which its API requires (api/v1alpha1 TestInvalidTenantIsRefusedNamingTheField).
+		"controller writes decryption with its keys":         {req: create(controller, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"}))},
 		"git over azure as the controller, wi allowed":       {req: create(reconciler, "apps", git("azure", "")), allow: wi, want: "LL005"},
 		"git over azure as its own account, wi allowed":      {req: create(reconciler, "apps", git("azure", "fetcher")), allow: wi},
 		"git over azure as its own account":                  {req: create(reconciler, "apps", git("azure", "fetcher")), want: "LL005"},

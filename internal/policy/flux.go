@@ -4,13 +4,10 @@ import (
 	"slices"
 	"strings"
 
-	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
-	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
-	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -19,10 +16,6 @@ import (
 // fluxContent applies the rules on Flux's kinds; ok is false for other kinds.
 func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 	switch o := obj.(type) {
-	case *kustomizev1.Kustomization:
-		return kustomization(o, s), true
-	case *helmv2.HelmRelease:
-		return helmRelease(o, s), true
 	case *sourcev1.GitRepository:
 		return append(gitRepository(o, s), gitFetches(o, s)...), true
 	case *sourcev1.OCIRepository:
@@ -49,74 +42,13 @@ func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 	return nil, false
 }
 
-func kustomization(k *kustomizev1.Kustomization, s scope) field.ErrorList {
-	spec := field.NewPath("spec")
-	errs := serviceAccountRequired(spec.Child("serviceAccountName"), k.Spec.ServiceAccountName, s)
-	errs = append(errs, localRef(ruleCrossNamespace, spec.Child("sourceRef", "namespace"), k.Spec.SourceRef.Namespace, s)...)
-	for i, d := range k.Spec.DependsOn {
-		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("dependsOn").Index(i).Child("namespace"), d.Namespace, s)...)
-	}
-	errs = append(errs, tenantNamespace(spec.Child("targetNamespace"), k.Spec.TargetNamespace, s)...)
-	errs = append(errs, kubeConfig(spec.Child("kubeConfig"), k.Spec.KubeConfig)...)
-	if d := k.Spec.Decryption; d != nil {
-		errs = append(errs, decryption(spec.Child("decryption"), d, s)...)
-	}
-	return errs
-}
-
-func helmRelease(h *helmv2.HelmRelease, s scope) field.ErrorList {
-	spec := field.NewPath("spec")
-	errs := serviceAccountRequired(spec.Child("serviceAccountName"), h.Spec.ServiceAccountName, s)
-	if h.Spec.Chart != nil {
-		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("chart", "spec", "sourceRef", "namespace"), h.Spec.Chart.Spec.SourceRef.Namespace, s)...)
-	}
-	if h.Spec.ChartRef != nil {
-		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("chartRef", "namespace"), h.Spec.ChartRef.Namespace, s)...)
-	}
-	// valuesFrom has no namespace field in helm-controller v2: always local.
-	for i, d := range h.Spec.DependsOn {
-		errs = append(errs, localRef(ruleCrossNamespace, spec.Child("dependsOn").Index(i).Child("namespace"), d.Namespace, s)...)
-	}
-	errs = append(errs, tenantNamespace(spec.Child("targetNamespace"), h.Spec.TargetNamespace, s)...)
-	errs = append(errs, tenantNamespace(spec.Child("storageNamespace"), h.Spec.StorageNamespace, s)...)
-	return append(errs, kubeConfig(spec.Child("kubeConfig"), h.Spec.KubeConfig)...)
-}
-
-// serviceAccountRequired is rule LL001. Flux impersonates the named account
-// of the object's own namespace, so any name there stays within the tenant;
-// an empty one would fall back to the controller's default.
-func serviceAccountRequired(p *field.Path, name string, s scope) field.ErrorList {
-	if name != "" {
-		return nil
-	}
-	return field.ErrorList{required(ruleServiceAccount, p, "Flux must impersonate a service account of namespace "+s.ns+
-		"; allowed: the tenant's reconciler "+quoteList([]string{s.tenant.ReconcilerName()})+" or another service account of "+s.ns)}
-}
-
-// localRef is rules LL002 and LL007: a reference stays in the object's
-// namespace.
+// localRef is rule LL007: a reference stays in the object's namespace
+// (LL002's is localRefRule, in the API server).
 func localRef(r Rule, p *field.Path, ns string, s scope) field.ErrorList {
 	if ns == "" || ns == s.ns {
 		return nil
 	}
 	return field.ErrorList{notSupported(r, p, ns, "cross-namespace references are denied", []string{"", s.ns})}
-}
-
-// tenantNamespace is rule LL003: Flux applies into the tenant's namespaces
-// only.
-func tenantNamespace(p *field.Path, ns string, s scope) field.ErrorList {
-	if s.sameTenant(ns) {
-		return nil
-	}
-	return field.ErrorList{notSupported(ruleTargetNamespace, p, ns, "must be a namespace of tenant "+s.tenant.Name, namespacesOf(s.tenant))}
-}
-
-// kubeConfig is rule LL004.
-func kubeConfig(p *field.Path, kc *fluxmeta.KubeConfigReference) field.ErrorList {
-	if kc == nil {
-		return nil
-	}
-	return field.ErrorList{forbidden(ruleKubeConfig, p, "remote clusters are denied; allowed: unset")}
 }
 
 // identityFields is rule LL005 on a source's provider and service account.
@@ -162,19 +94,6 @@ func ifWorkloadIdentity(s scope, allowed, otherwise string) string {
 		return allowed
 	}
 	return otherwise
-}
-
-// decryption is rule LL005 on a Kustomization's SOPS decryption. Without a
-// secretRef or a serviceAccountName kustomize-controller decrypts with its
-// own keys: its cloud KMS identity, its Vault token, its global age key
-// (--sops-age-secret), which decrypt the platform's secrets too.
-func decryption(p *field.Path, d *kustomizev1.Decryption, s scope) field.ErrorList {
-	if d.SecretRef == nil && d.ServiceAccountName == "" {
-		return field.ErrorList{required(ruleWorkloadIdentity, p.Child("secretRef"),
-			"decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace "+s.ns+
-				ifWorkloadIdentity(s, ", or a serviceAccountName of namespace "+s.ns, ""))}
-	}
-	return serviceAccountIdentity(s, p.Child("serviceAccountName"), d.ServiceAccountName)
 }
 
 // cloudNotifiers are the notification Provider types that authenticate

@@ -85,7 +85,11 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 // render.markers keeps of which identities act for which tenant and which
 // namespaces it holds: they are written once, here, and the API server,
 // lint and audit all evaluate this CEL.
-var inProcessRules = []inProcessRule{
+var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules)
+
+// identityRules are LL010, LL026 and LL028: who may write in a tenant
+// namespace, whatever the object says.
+var identityRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
 		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
@@ -113,6 +117,11 @@ var inProcessRules = []inProcessRule{
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
 	},
+}
+
+// contentRules are LL023 on budgets, and LL013, LL017 and LL021 on
+// Services.
+var contentRules = []inProcessRule{
 	{
 		rule:  ruleDisruption,
 		field: field.NewPath("spec", "maxUnavailable"),
@@ -160,18 +169,26 @@ var exposing = fmt.Sprintf("[%q, %q]", corev1.ServiceTypeNodePort, corev1.Servic
 
 // inProcessVariables are what several rules read, evaluated once a request.
 var inProcessVariables = []admissionregistrationv1.Variable{
+	// reconciler: the account the namespace's label names, "" for none.
+	{Name: "reconciler", Expression: namespaceLabel(v1alpha1.ReconcilerLabel, `""`)},
 	// held: the tenant the namespace is labelled for holds it, which its
-	// reconciler there, named by the namespace's label, says by acting for
-	// it.
-	{Name: "held", Expression: fmt.Sprintf(`has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels && authorizer.serviceAccount(request.namespace, namespaceObject.metadata.labels[%[1]q]).group(%[2]q).resource(%[3]q).name(%[4]s).check(%[5]q).allowed()`,
-		v1alpha1.ReconcilerLabel, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.ActForVerb)},
+	// reconciler there says by acting for it.
+	{Name: "held", Expression: tenantHolds("request.namespace")},
 	// serviceTypes: those beyond ClusterIP the tenant allows, which the
 	// controller lists on each of its namespaces.
-	{Name: "serviceTypes", Expression: fmt.Sprintf(`has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels ? namespaceObject.metadata.labels[%[1]q].split(".") : []`,
-		v1alpha1.ServiceTypesLabel)},
+	{Name: "serviceTypes", Expression: namespaceLabel(v1alpha1.ServiceTypesLabel, `""`) + `.split(".").filter(t, t != "")`},
+	// workloadIdentity: the tenant allows its objects' own service
+	// accounts to lend them a cloud identity.
+	{Name: "workloadIdentity", Expression: namespaceLabel(v1alpha1.WorkloadIdentityLabel, `""`) + ` == "true"`},
 	// wildcard: the writer's grants answer yes to every question about
 	// tenants, so RBAC cannot tell which tenant it acts for.
 	{Name: "wildcard", Expression: Wildcard()},
+}
+
+// namespaceLabel is a CEL expression for the value of the request
+// namespace's label key, otherwise where it has none.
+func namespaceLabel(key, otherwise string) string {
+	return fmt.Sprintf(`(has(namespaceObject.metadata.labels) && %[1]q in namespaceObject.metadata.labels ? namespaceObject.metadata.labels[%[1]q] : %[2]s)`, key, otherwise)
 }
 
 // Wildcard is a CEL expression true for a writer holding a wildcard

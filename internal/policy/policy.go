@@ -63,8 +63,10 @@ type Request struct {
 //
 // Who is judged: platform identities (see identify) are never held to the
 // identity rules LL009, LL010 and LL014; every other rule judges the content
-// of objects in tenant namespaces whoever writes them, since Flux writes a
-// tenant's Git content as the tenant's reconciler anyway. Objects in
+// of objects in tenant namespaces whoever writes them but the platform
+// where the API server evaluates it (inProcessRules, whose policy the
+// platform never reaches), since Flux writes a tenant's Git content as the
+// tenant's reconciler anyway. Objects in
 // namespaces no tenant owns are not judged, except Namespaces and
 // cluster-scoped writes by tenants. An update is denied only for violations
 // the old object did not have.

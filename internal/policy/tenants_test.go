@@ -121,9 +121,10 @@ var testTenants = fakeTenants{
 		{
 			ObjectMeta: metav1.ObjectMeta{Name: "full"},
 			Spec: v1alpha1.TenantSpec{
-				Namespaces:  []v1alpha1.TenantNamespace{{Name: "full"}},
-				SelfService: &v1alpha1.SelfService{Prefix: "full-", MaxNamespaces: 1},
-				Owners:      []v1alpha1.Owner{{Kind: "User", Name: "carol"}},
+				Namespaces:            []v1alpha1.TenantNamespace{{Name: "full"}},
+				SelfService:           &v1alpha1.SelfService{Prefix: "full-", MaxNamespaces: 1},
+				Owners:                []v1alpha1.Owner{{Kind: "User", Name: "carol"}},
+				AllowWorkloadIdentity: true,
 			},
 		},
 	},

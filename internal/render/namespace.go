@@ -3,6 +3,7 @@ package render
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,21 +46,23 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 
 // PolicyLabels are the labels of each of t's namespaces that the API
 // server's admission policies read: whose namespace it is, whom Flux
-// applies as there, and which Service types beyond ClusterIP it allows.
+// applies as there, which Service types beyond ClusterIP it allows and
+// whether its objects may lend a cloud identity.
 func PolicyLabels(t *v1alpha1.Tenant) map[string]string {
-	labels := map[string]string{
-		v1alpha1.TenantLabel:     t.Name,
-		v1alpha1.ReconcilerLabel: t.ReconcilerName(),
+	types := make([]string, len(t.Spec.Network.AllowServiceTypes))
+	for i, st := range t.Spec.Network.AllowServiceTypes {
+		types[i] = string(st)
 	}
-	if types := t.Spec.Network.AllowServiceTypes; len(types) > 0 {
-		names := make([]string, len(types))
-		for i, st := range types {
-			names[i] = string(st)
-		}
-		slices.Sort(names)
-		labels[v1alpha1.ServiceTypesLabel] = strings.Join(slices.Compact(names), ".")
+	slices.Sort(types)
+	// Every key is set, empty or "false" for none: a key left out would
+	// drop only Landlord's ownership of it, and a tenant that had applied
+	// the same value would keep the allowance the platform withdrew.
+	return map[string]string{
+		v1alpha1.TenantLabel:           t.Name,
+		v1alpha1.ReconcilerLabel:       t.ReconcilerName(),
+		v1alpha1.ServiceTypesLabel:     strings.Join(slices.Compact(types), "."),
+		v1alpha1.WorkloadIdentityLabel: strconv.FormatBool(t.Spec.AllowWorkloadIdentity),
 	}
-	return labels
 }
 
 // variables is the tenant-vars ConfigMap of one namespace: Spec.Variables

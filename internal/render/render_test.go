@@ -434,3 +434,37 @@ func TestRenderedKindsAreOwned(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyLabelsSetEveryKey: a withdrawn allowance changes a label's
+// value, never removes the label, so that the controller's forced apply
+// overwrites what a tenant co-owning the label applied; each namespace
+// carries them.
+func TestPolicyLabelsSetEveryKey(t *testing.T) {
+	tn := tenant("crew", "crew")
+	open := tn.DeepCopy()
+	open.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeNodePort}
+	open.Spec.AllowWorkloadIdentity = true
+	closed, opened := render.PolicyLabels(tn), render.PolicyLabels(open)
+	if !slices.Equal(slices.Sorted(maps.Keys(closed)), slices.Sorted(maps.Keys(opened))) {
+		t.Fatalf("keys differ: %v and %v", closed, opened)
+	}
+	if got := opened[v1alpha1.ServiceTypesLabel]; got != "LoadBalancer.NodePort" {
+		t.Errorf("service types %q, want LoadBalancer.NodePort", got)
+	}
+	if closed[v1alpha1.ServiceTypesLabel] != "" || closed[v1alpha1.WorkloadIdentityLabel] != "false" || opened[v1alpha1.WorkloadIdentityLabel] != "true" {
+		t.Errorf("closed %v, opened %v", closed, opened)
+	}
+	objects, err := render.Objects(open, render.Holdings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objects {
+		if ns, ok := obj.(*corev1.Namespace); ok {
+			for k, v := range opened {
+				if ns.Labels[k] != v {
+					t.Errorf("namespace %s: label %s=%q, want %q", ns.Name, k, ns.Labels[k], v)
+				}
+			}
+		}
+	}
+}

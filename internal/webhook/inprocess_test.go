@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -45,8 +49,8 @@ type inProcessCase struct {
 
 // TestInProcessVerdictsAgree: every case of the in-process rules gets the
 // same verdict, and the same rule, from the real API server (its
-// ValidatingAdmissionPolicy; ConfigMaps, Leases, PodDisruptionBudgets and
-// Services never reach the webhook) and from policy.Evaluate offline over an informer cache, the
+// ValidatingAdmissionPolicy; ConfigMaps, Leases, PodDisruptionBudgets,
+// Services, Kustomizations and HelmReleases never reach the webhook) and from policy.Evaluate offline over an informer cache, the
 // way lint and audit judge.
 func TestInProcessVerdictsAgree(t *testing.T) {
 	var (
@@ -68,6 +72,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		}
 		if name == "ipb" {
 			tenant.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort}
+			tenant.Spec.AllowWorkloadIdentity = true
 		}
 		if err := k8s.Create(ctx, tenant); err != nil {
 			t.Fatal(err)
@@ -127,6 +132,23 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		}
 		return svc
 	}
+	// sync is a Kustomization of ns as its tenant's reconciler, edited.
+	sync := func(ns, reconciler string, edit func(*kustomizev1.Kustomization)) client.Object {
+		k := &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}, Spec: kustomizev1.KustomizationSpec{
+			Interval: metav1.Duration{Duration: time.Minute}, Prune: true, ServiceAccountName: reconciler,
+			SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "app"},
+		}}
+		edit(k)
+		return k
+	}
+	release := func(edit func(*helmv2.HelmRelease)) client.Object {
+		h := &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "app"}, Spec: helmv2.HelmReleaseSpec{
+			Interval: metav1.Duration{Duration: time.Minute}, ServiceAccountName: "ipa",
+			ChartRef: &helmv2.CrossNamespaceSourceReference{Kind: sourcev1.OCIRepositoryKind, Name: "app"},
+		}}
+		edit(h)
+		return h
+	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -154,6 +176,35 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"owner's ClusterIP Service", ownerA, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeClusterIP), "", false},
 		{"NodePort Service where the tenant allows it", ownerB, admissionv1.Create, service("ipb-apps", corev1.ServiceTypeNodePort), "", false},
 		{"LoadBalancer Service where only NodePort is allowed", ownerB, admissionv1.Create, service("ipb-apps", corev1.ServiceTypeLoadBalancer), "LL013", false},
+		{"owner's Kustomization of its own namespace", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(*kustomizev1.Kustomization) {}), "", false},
+		{"owner's Kustomization of a source in flux-system", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" }), "LL002", false},
+		{"owner's Kustomization after one in another namespace", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
+			k.Spec.DependsOn = []kustomizev1.DependencyReference{{Name: "infra"}, {Name: "app", Namespace: "ipb-apps"}}
+		}), "LL002", false},
+		{"owner's Kustomization applying into another tenant", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipb-apps" }), "LL003", false},
+		{"owner's Kustomization applying into a namespace it does not hold", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipa-stray" }), "LL003", false},
+		{"owner's Kustomization applying into its own namespace by name", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipa-apps" }), "", false},
+		{"owner's Kustomization of a remote cluster", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
+			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
+		}), "LL004", false},
+		{"owner's Kustomization decrypting with the controller's keys", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
+			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops"}
+		}), "LL005", false},
+		{"owner's Kustomization decrypting with its own keys", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
+			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", SecretRef: &fluxmeta.LocalObjectReference{Name: "sops"}}
+		}), "", false},
+		{"owner's Kustomization decrypting as a cloud identity", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
+			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"}
+		}), "LL005", false},
+		{"cloud identity decryption where the tenant allows it", ownerB, admissionv1.Create, sync("ipb-apps", "ipb", func(k *kustomizev1.Kustomization) {
+			k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"}
+		}), "", false},
+		{"owner's HelmRelease of a chart in another namespace", ownerA, admissionv1.Create, release(func(h *helmv2.HelmRelease) { h.Spec.ChartRef.Namespace = "flux-system" }), "LL002", false},
+		{"owner's HelmRelease storing in kube-system", ownerA, admissionv1.Create, release(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "kube-system" }), "LL003", false},
+		{"owner's HelmRelease of a remote cluster", ownerA, admissionv1.Create, release(func(h *helmv2.HelmRelease) {
+			h.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
+		}), "LL004", false},
+		{"owner's HelmRelease", ownerA, admissionv1.Create, release(func(*helmv2.HelmRelease) {}), "", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}

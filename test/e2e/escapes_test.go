@@ -205,7 +205,7 @@ spec:
     name: flux-system
     namespace: flux-system
 `),
-			want:  []string{`Kustomization/rogue/fleet dry-run failed`, `denied the request`, `spec.sourceRef.namespace`, `LL002: cross-namespace references are denied`},
+			want:  []string{`Kustomization/rogue/fleet dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.sourceRef.namespace`, `LL002: cross-namespace references are denied`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "fleet"}},
 		},
 		{
@@ -226,7 +226,7 @@ spec:
   decryption:
     provider: sops
 `),
-			want:  []string{`Kustomization/rogue/secrets dry-run failed`, `denied the request`, `spec.decryption.secretRef`, `LL005: decryption without keys of its own uses kustomize-controller's keys`},
+			want:  []string{`Kustomization/rogue/secrets dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.decryption.secretRef`, `LL005: decryption without keys of its own uses kustomize-controller's keys`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "secrets"}},
 		},
 		{
@@ -254,7 +254,7 @@ spec:
     secretRef:
       name: other-cluster
 `),
-			want:  []string{`Kustomization/rogue/elsewhere dry-run failed`, `denied the request`, `spec.kubeConfig`, `LL004: remote clusters are denied`},
+			want:  []string{`Kustomization/rogue/elsewhere dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.kubeConfig`, `LL004: remote clusters are denied`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "elsewhere"}},
 		},
 		{
@@ -274,7 +274,7 @@ spec:
         kind: HelmRepository
         name: podinfo
 `),
-			want:  []string{`HelmRelease/rogue/hijack dry-run failed`, `denied the request`, `spec.targetNamespace`, `LL003: must be a namespace of tenant rogue`},
+			want:  []string{`HelmRelease/rogue/hijack dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.targetNamespace`, `LL003: must be a namespace of tenant rogue`},
 			never: &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "hijack"}},
 		},
 		{

@@ -1,0 +1,135 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+// Flux's appliers, whose rules run in the API server: what Flux
+// impersonates, where it reads from and applies to, and with whose keys
+// it decrypts need only the object, its namespace's labels and the markers.
+var (
+	kustomizationKind = schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}
+	helmReleaseKind   = schema.GroupKind{Group: helmv2.GroupVersion.Group, Kind: helmv2.HelmReleaseKind}
+)
+
+// fluxRules are LL001 to LL005 on Kustomizations and HelmReleases.
+var fluxRules = []inProcessRule{
+	impersonates(kustomizationKind),
+	localRefRule(kustomizationKind, "sourceRef", "sourceRef.namespace"),
+	dependsOnRule(kustomizationKind),
+	tenantNamespaceRule(kustomizationKind, "targetNamespace"),
+	kubeConfigRule(kustomizationKind),
+	{
+		rule:  ruleWorkloadIdentity,
+		field: field.NewPath("spec", "decryption", "secretRef"),
+		kind:  kustomizationKind,
+		// Without keys of its own kustomize-controller decrypts with its
+		// own: its cloud KMS identity, Vault token and global age key,
+		// which decrypt the platform's secrets too.
+		valid: `!has(object.spec.decryption) || has(object.spec.decryption.secretRef) || has(object.spec.decryption.serviceAccountName) && object.spec.decryption.serviceAccountName != "" || ` +
+			unchanged("decryption"),
+		detail: `"decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace " + request.namespace + ` +
+			`(variables.workloadIdentity ? ", or a serviceAccountName of namespace " + request.namespace : "")`,
+	},
+	{
+		rule:  ruleWorkloadIdentity,
+		field: field.NewPath("spec", "decryption", "serviceAccountName"),
+		kind:  kustomizationKind,
+		valid: `!has(object.spec.decryption) || !has(object.spec.decryption.serviceAccountName) || object.spec.decryption.serviceAccountName == "" || variables.workloadIdentity || ` +
+			unchanged("decryption"),
+		detail: `"tenant " + ` + labelledTenant + ` + " may not use workload identity; allowed: unset, with credentials in a Secret"`,
+	},
+
+	impersonates(helmReleaseKind),
+	localRefRule(helmReleaseKind, "chart", "chart.spec.sourceRef.namespace"),
+	localRefRule(helmReleaseKind, "chartRef", "chartRef.namespace"),
+	dependsOnRule(helmReleaseKind),
+	tenantNamespaceRule(helmReleaseKind, "targetNamespace"),
+	tenantNamespaceRule(helmReleaseKind, "storageNamespace"),
+	kubeConfigRule(helmReleaseKind),
+}
+
+// impersonates is rule LL001. Flux impersonates the named account of the
+// object's own namespace, so any name there stays within the tenant; an
+// empty one would fall back to the controller's default.
+func impersonates(kind schema.GroupKind) inProcessRule {
+	return inProcessRule{
+		rule:  ruleServiceAccount,
+		field: field.NewPath("spec", "serviceAccountName"),
+		kind:  kind,
+		valid: `has(object.spec.serviceAccountName) && object.spec.serviceAccountName != ""`,
+		detail: `"Flux must impersonate a service account of namespace " + request.namespace + "; allowed: the tenant's reconciler \"" + variables.reconciler + ` +
+			`"\" or another service account of " + request.namespace`,
+	}
+}
+
+// localRefRule is rule LL002 on the reference at spec.<ref>, below
+// spec.<parent>: it stays in the object's namespace.
+func localRefRule(kind schema.GroupKind, parent, ref string) inProcessRule {
+	at := "object.spec." + ref
+	return inProcessRule{
+		rule:   ruleCrossNamespace,
+		field:  field.NewPath("spec", strings.Split(ref, ".")...),
+		kind:   kind,
+		valid:  fmt.Sprintf(`!has(object.spec.%s) || !has(%s) || %[2]s in ["", request.namespace] || `, parent, at) + unchanged(parent),
+		detail: `"cross-namespace references are denied (" + ` + at + ` + "); allowed: unset or " + request.namespace`,
+	}
+}
+
+// dependsOnRule is rule LL002 on dependencies: each in the object's
+// namespace.
+func dependsOnRule(kind schema.GroupKind) inProcessRule {
+	const foreign = `has(d.namespace) && !(d.namespace in ["", request.namespace])`
+	return inProcessRule{
+		rule:   ruleCrossNamespace,
+		field:  field.NewPath("spec", "dependsOn"),
+		kind:   kind,
+		valid:  `!has(object.spec.dependsOn) || !object.spec.dependsOn.exists(d, ` + foreign + `) || ` + unchanged("dependsOn"),
+		detail: `"cross-namespace references are denied (" + object.spec.dependsOn.filter(d, ` + foreign + `).map(d, d.namespace).join(", ") + "); allowed: unset or " + request.namespace`,
+	}
+}
+
+// tenantNamespaceRule is rule LL003 on spec.<f>: Flux applies into the
+// tenant's namespaces only, those where the tenant's reconciler acts for
+// it. The message lists none but the object's own: which names another
+// namespace of the tenant has is not the API server's to tell.
+func tenantNamespaceRule(kind schema.GroupKind, f string) inProcessRule {
+	at := "object.spec." + f
+	return inProcessRule{
+		rule:  ruleTargetNamespace,
+		field: field.NewPath("spec", f),
+		kind:  kind,
+		valid: fmt.Sprintf(`!has(%[1]s) || %[1]s in ["", request.namespace] || %[2]s || `, at, tenantHolds(at)) + unchanged(f),
+		detail: `"must be a namespace of tenant " + ` + labelledTenant + ` + "; allowed: " + request.namespace + " or another namespace of tenant " + ` +
+			labelledTenant,
+	}
+}
+
+// kubeConfigRule is rule LL004: no remote clusters.
+func kubeConfigRule(kind schema.GroupKind) inProcessRule {
+	return inProcessRule{
+		rule:   ruleKubeConfig,
+		field:  field.NewPath("spec", "kubeConfig"),
+		kind:   kind,
+		valid:  `!has(object.spec.kubeConfig) || ` + unchanged("kubeConfig"),
+		detail: `"remote clusters are denied; allowed: unset"`,
+	}
+}
+
+// tenantHolds is a CEL expression true when the namespace ns evaluates to
+// is held by the tenant the request's namespace is labelled for: its
+// reconciler there acts for that tenant, as render.Markers says of every
+// namespace the tenant holds.
+func tenantHolds(ns string) string {
+	return fmt.Sprintf(`(variables.reconciler != "" && authorizer.serviceAccount(%s, variables.reconciler).group(%q).resource(%q).name(%s).check(%q).allowed())`,
+		ns, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.ActForVerb)
+}
