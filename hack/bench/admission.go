@@ -18,11 +18,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/render"
 )
@@ -76,21 +78,31 @@ const (
 	byWebhook judge = "the webhook"
 )
 
-var kinds = []struct {
-	name   string
-	judged judge
+// judgeOf is who judges gk: the webhook where the registry routes it
+// there, the API server's policy for every other kind.
+func judgeOf(gk schema.GroupKind) judge {
+	if k, ok := kinds.Lookup(gk); ok && k.Judged && !k.InProcess {
+		return byWebhook
+	}
+	return inProcess
+}
+
+// benchKinds are the kinds measured; who judges each is the registry's
+// word (judgeOf).
+var benchKinds = []struct {
+	kind   schema.GroupKind
 	create creator
 }{
-	{"ConfigMap", inProcess, func(ctx context.Context, c client.Client, ns, name string) error {
+	{schema.GroupKind{Kind: "ConfigMap"}, func(ctx context.Context, c client.Client, ns, name string) error {
 		return c.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "bench"}},
 			Data:       map[string]string{"key": "value"},
 		})
 	}},
-	{"Lease", inProcess, func(ctx context.Context, c client.Client, ns, name string) error {
+	{schema.GroupKind{Group: coordinationv1.GroupName, Kind: "Lease"}, func(ctx context.Context, c client.Client, ns, name string) error {
 		return c.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	}},
-	{"Deployment", byWebhook, func(ctx context.Context, c client.Client, ns, name string) error {
+	{schema.GroupKind{Group: appsv1.GroupName, Kind: "Deployment"}, func(ctx context.Context, c client.Client, ns, name string) error {
 		labels := map[string]string{"app": name}
 		return c.Create(ctx, &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -104,7 +116,7 @@ var kinds = []struct {
 			},
 		})
 	}},
-	{"Kustomization", byWebhook, func(ctx context.Context, c client.Client, ns, name string) error {
+	{schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}, func(ctx context.Context, c client.Client, ns, name string) error {
 		return c.Create(ctx, &kustomizev1.Kustomization{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: kustomizev1.KustomizationSpec{
@@ -161,14 +173,14 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	}
 
 	var rows []row
-	for _, kind := range kinds {
-		log.Printf("p2: %s creates, %d clients, %d rounds of %d per namespace", kind.name, workers, rounds, writesPerRound)
-		profile := e.profileDir != "" && kind.name == "ConfigMap"
+	for _, kind := range benchKinds {
+		log.Printf("p2: %s creates, %d clients, %d rounds of %d per namespace", kind.kind.Kind, workers, rounds, writesPerRound)
+		profile := e.profileDir != "" && kind.kind.Kind == "ConfigMap"
 		handledBefore, countBefore, err := ctl.handlerTime(ctx)
 		if err != nil {
 			return nil, err
 		}
-		tenantLoad, platformLoad, err := compare(ctx, owner, strings.ToLower(kind.name), kind.create, tenantNS)
+		tenantLoad, platformLoad, err := compare(ctx, owner, strings.ToLower(kind.kind.Kind), kind.create, tenantNS)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +189,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 			// Both ends of the webhook call: the controller and the API server.
 			controller := ctl.profile(ctx, filepath.Join(e.profileDir, "p2.pprof"), profileSpan)
 			apiserver := takeProfile(ctx, apiserverHTTP, p.Config.Host, filepath.Join(e.profileDir, "p2-apiserver.pprof"), profileSpan)
-			_, err := series(ctx, owner, kind.create, tenantNS, strings.ToLower(kind.name)+"-profiled", writesPerRound)
+			_, err := series(ctx, owner, kind.create, tenantNS, strings.ToLower(kind.kind.Kind)+"-profiled", writesPerRound)
 			if err := errors.Join(err, controller(), apiserver()); err != nil {
 				return nil, err
 			}
@@ -186,7 +198,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		kindRows := admissionRows(kind.name, kind.judged, "", tenantLoad, platformLoad)
+		kindRows := admissionRows(kind.kind.Kind, judgeOf(kind.kind), "", tenantLoad, platformLoad)
 		kindRows[0].note += fmt.Sprintf("; the webhook handled %.0f requests", count-countBefore)
 		if count > countBefore {
 			kindRows[0].note += fmt.Sprintf(", mean %.2f ms each", (handled-handledBefore)/(count-countBefore)*1000)
@@ -205,15 +217,15 @@ func webhookStopped(ctx context.Context, ctl *controllerProcess, owner client.Cl
 		return nil, err
 	}
 	var rows []row
-	for _, kind := range kinds {
-		log.Printf("p2: %s creates with the webhook stopped", kind.name)
-		prefix := strings.ToLower(kind.name) + "-stopped"
-		if kind.judged == inProcess {
+	for _, kind := range benchKinds {
+		log.Printf("p2: %s creates with the webhook stopped", kind.kind.Kind)
+		prefix := strings.ToLower(kind.kind.Kind) + "-stopped"
+		if judgeOf(kind.kind) == inProcess {
 			tenantLoad, platformLoad, err := compare(ctx, owner, prefix, kind.create, tenantNS)
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, admissionRows(kind.name, kind.judged, ", webhook stopped", tenantLoad, platformLoad)...)
+			rows = append(rows, admissionRows(kind.kind.Kind, judgeOf(kind.kind), ", webhook stopped", tenantLoad, platformLoad)...)
 			continue
 		}
 		refused, last := 0, error(nil)
@@ -226,7 +238,7 @@ func webhookStopped(ctx context.Context, ctl *controllerProcess, owner client.Cl
 		if last != nil {
 			note += "; the last with: " + last.Error()
 		}
-		rows = append(rows, row{part: "p2", figure: kind.name + " create, tenant ns, webhook stopped: refused", value: float64(refused), unit: "of " + fmt.Sprint(warmupPerTarget),
+		rows = append(rows, row{part: "p2", figure: kind.kind.Kind + " create, tenant ns, webhook stopped: refused", value: float64(refused), unit: "of " + fmt.Sprint(warmupPerTarget),
 			target: fmt.Sprint(warmupPerTarget), met: refused == warmupPerTarget, note: note})
 	}
 	if err := ctl.Restart(); err != nil {
@@ -263,7 +275,7 @@ func waitWritable(ctx context.Context, c client.Client, namespaces ...string) er
 	deadline := time.Now().Add(time.Minute)
 	for _, ns := range namespaces {
 		for i := 0; ; i++ {
-			err := kinds[0].create(ctx, c, ns, fmt.Sprintf("bench-probe-%d", i))
+			err := benchKinds[0].create(ctx, c, ns, fmt.Sprintf("bench-probe-%d", i))
 			if err == nil {
 				break
 			}
