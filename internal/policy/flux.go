@@ -4,9 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
-	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,29 +24,12 @@ func fluxContent(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 		return externalArtifact(s), true
 	case *sourcev1.Bucket:
 		return bucket(o, s), true
-	case *notificationv1.Receiver:
-		return receiver(o, s), true
-	case *notificationv1beta3.Alert:
-		return alert(o, s), true
 	case *notificationv1beta3.Provider:
 		return append(notificationProvider(o, s), providerFetches(o, s)...), true
 	case *imagev1.ImageRepository:
 		return append(imageRepository(o, s), imageFetches(o, s)...), true
-	case *imagev1.ImagePolicy:
-		return localRef(ruleImageAutomation, field.NewPath("spec", "imageRepositoryRef", "namespace"), o.Spec.ImageRepositoryRef.Namespace, s), true
-	case *imageautov1.ImageUpdateAutomation:
-		return localRef(ruleImageAutomation, field.NewPath("spec", "sourceRef", "namespace"), o.Spec.SourceRef.Namespace, s), true
 	}
 	return nil, false
-}
-
-// localRef is rule LL007: a reference stays in the object's namespace
-// (LL002's is localRefRule, in the API server).
-func localRef(r Rule, p *field.Path, ns string, s scope) field.ErrorList {
-	if ns == "" || ns == s.ns {
-		return nil
-	}
-	return field.ErrorList{notSupported(r, p, ns, "cross-namespace references are denied", []string{"", s.ns})}
 }
 
 // identityFields is rule LL005 on a source's provider and service account.
@@ -111,31 +92,6 @@ func notificationProvider(p *notificationv1beta3.Provider, s scope) field.ErrorL
 				"; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret")}
 	}
 	return serviceAccountIdentity(s, spec.Child("serviceAccountName"), p.Spec.ServiceAccountName)
-}
-
-func receiver(r *notificationv1.Receiver, s scope) field.ErrorList {
-	var errs field.ErrorList
-	for i, res := range r.Spec.Resources {
-		errs = append(errs, sameTenantRef(field.NewPath("spec", "resources").Index(i).Child("namespace"), res.Namespace, s)...)
-	}
-	return errs
-}
-
-func alert(a *notificationv1beta3.Alert, s scope) field.ErrorList {
-	var errs field.ErrorList
-	for i, src := range a.Spec.EventSources {
-		errs = append(errs, sameTenantRef(field.NewPath("spec", "eventSources").Index(i).Child("namespace"), src.Namespace, s)...)
-	}
-	return errs
-}
-
-// sameTenantRef is rule LL006: notifications name objects of the same
-// tenant only.
-func sameTenantRef(p *field.Path, ns string, s scope) field.ErrorList {
-	if s.sameTenant(ns) {
-		return nil
-	}
-	return field.ErrorList{notSupported(ruleNotification, p, ns, "must name objects of tenant "+s.tenant.Name, namespacesOf(s.tenant))}
 }
 
 func imageRepository(r *imagev1.ImageRepository, s scope) field.ErrorList {

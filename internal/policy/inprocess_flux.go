@@ -5,7 +5,11 @@ import (
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
+	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -13,18 +17,24 @@ import (
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
-// Flux's appliers, whose rules run in the API server: what Flux
-// impersonates, where it reads from and applies to, and with whose keys
+// Flux's kinds whose rules run in the API server: what Flux impersonates,
+// where it reads from, applies to and notifies about, and with whose keys
 // it decrypts need only the object, its namespace's labels and the markers.
 var (
-	kustomizationKind = schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}
-	helmReleaseKind   = schema.GroupKind{Group: helmv2.GroupVersion.Group, Kind: helmv2.HelmReleaseKind}
+	kustomizationKind   = schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}
+	helmReleaseKind     = schema.GroupKind{Group: helmv2.GroupVersion.Group, Kind: helmv2.HelmReleaseKind}
+	receiverKind        = schema.GroupKind{Group: notificationv1.GroupVersion.Group, Kind: notificationv1.ReceiverKind}
+	alertKind           = schema.GroupKind{Group: notificationv1beta3.GroupVersion.Group, Kind: notificationv1beta3.AlertKind}
+	imagePolicyKind     = schema.GroupKind{Group: imagev1.GroupVersion.Group, Kind: imagev1.ImagePolicyKind}
+	imageAutomationKind = schema.GroupKind{Group: imageautov1.GroupVersion.Group, Kind: imageautov1.ImageUpdateAutomationKind}
 )
 
-// fluxRules are LL001 to LL005 on Kustomizations and HelmReleases.
+// fluxRules are LL001 to LL005 on Kustomizations and HelmReleases, LL006
+// on notifications and LL007 on image automation: the rules of Flux's
+// kinds that read no source's URL or credentials.
 var fluxRules = []inProcessRule{
 	impersonates(kustomizationKind),
-	localRefRule(kustomizationKind, "sourceRef", "sourceRef.namespace"),
+	localRefRule(ruleCrossNamespace, kustomizationKind, "sourceRef", "sourceRef.namespace"),
 	dependsOnRule(kustomizationKind),
 	tenantNamespaceRule(kustomizationKind, "targetNamespace"),
 	kubeConfigRule(kustomizationKind),
@@ -50,12 +60,33 @@ var fluxRules = []inProcessRule{
 	},
 
 	impersonates(helmReleaseKind),
-	localRefRule(helmReleaseKind, "chart", "chart.spec.sourceRef.namespace"),
-	localRefRule(helmReleaseKind, "chartRef", "chartRef.namespace"),
+	localRefRule(ruleCrossNamespace, helmReleaseKind, "chart", "chart.spec.sourceRef.namespace"),
+	localRefRule(ruleCrossNamespace, helmReleaseKind, "chartRef", "chartRef.namespace"),
 	dependsOnRule(helmReleaseKind),
 	tenantNamespaceRule(helmReleaseKind, "targetNamespace"),
 	tenantNamespaceRule(helmReleaseKind, "storageNamespace"),
 	kubeConfigRule(helmReleaseKind),
+
+	sameTenantRule(receiverKind, "resources"),
+	sameTenantRule(alertKind, "eventSources"),
+	// Policies and automations reference their own namespace: another's
+	// image scans or repositories are another tenant's.
+	localRefRule(ruleImageAutomation, imagePolicyKind, "imageRepositoryRef", "imageRepositoryRef.namespace"),
+	localRefRule(ruleImageAutomation, imageAutomationKind, "sourceRef", "sourceRef.namespace"),
+}
+
+// sameTenantRule is rule LL006 on the list at spec.<list>: notifications
+// name objects of the tenant's namespaces only.
+func sameTenantRule(kind schema.GroupKind, list string) inProcessRule {
+	foreign := `has(r.namespace) && !(r.namespace in ["", request.namespace]) && !` + tenantHolds("r.namespace")
+	return inProcessRule{
+		rule:   ruleNotification,
+		field:  field.NewPath("spec", list),
+		kind:   kind,
+		valid:  fmt.Sprintf(`!has(object.spec.%[1]s) || !object.spec.%[1]s.exists(r, %[2]s) || `, list, foreign) + unchanged(list),
+		// Messages may not ask the authorizer, so which entry is not told.
+		detail: `"must name objects of tenant " + ` + labelledTenant + ` + "; allowed: " + request.namespace + " or another namespace of tenant " + ` + labelledTenant,
+	}
 }
 
 // impersonates is rule LL001. Flux impersonates the named account of the
@@ -72,12 +103,12 @@ func impersonates(kind schema.GroupKind) inProcessRule {
 	}
 }
 
-// localRefRule is rule LL002 on the reference at spec.<ref>, below
-// spec.<parent>: it stays in the object's namespace.
-func localRefRule(kind schema.GroupKind, parent, ref string) inProcessRule {
+// localRefRule is rule r (LL002, LL007) on the reference at spec.<ref>,
+// below spec.<parent>: it stays in the object's namespace.
+func localRefRule(r Rule, kind schema.GroupKind, parent, ref string) inProcessRule {
 	at := "object.spec." + ref
 	return inProcessRule{
-		rule:   ruleCrossNamespace,
+		rule:   r,
 		field:  field.NewPath("spec", strings.Split(ref, ".")...),
 		kind:   kind,
 		valid:  fmt.Sprintf(`!has(object.spec.%s) || !has(%s) || %[2]s in ["", request.namespace] || `, parent, at) + unchanged(parent),

@@ -337,6 +337,9 @@ func TestEvaluate(t *testing.T) {
 				if !strings.Contains(e.Detail, "allowed") && !strings.Contains(e.Detail, "supported values") {
 					t.Errorf("message names no allowed values: %v", e)
 				}
+				if strings.Contains(e.Detail, "could not be evaluated") {
+					t.Errorf("the API server's policy failed, not refused: %v", e)
+				}
 				if e.Field == "" {
 					t.Errorf("violation names no field: %v", e)
 				}

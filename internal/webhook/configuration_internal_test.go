@@ -5,7 +5,12 @@ import (
 	"testing"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
+	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -72,6 +77,14 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 			ServiceAccountName: "t", SourceRef: kustomizev1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "app"}}},
 		"helm.toolkit.fluxcd.io/helmreleases": &helmv2.HelmRelease{ObjectMeta: meta, Spec: helmv2.HelmReleaseSpec{
 			ServiceAccountName: "t", ChartRef: &helmv2.CrossNamespaceSourceReference{Kind: sourcev1.OCIRepositoryKind, Name: "app"}}},
+		"notification.toolkit.fluxcd.io/alerts": &notificationv1beta3.Alert{ObjectMeta: meta, Spec: notificationv1beta3.AlertSpec{
+			ProviderRef: fluxmeta.LocalObjectReference{Name: "slack"}, EventSources: []notificationv1.CrossNamespaceObjectReference{{Kind: "Kustomization", Name: "*"}}}},
+		"notification.toolkit.fluxcd.io/receivers": &notificationv1.Receiver{ObjectMeta: meta, Spec: notificationv1.ReceiverSpec{
+			Type: notificationv1.GenericReceiver, Resources: []notificationv1.CrossNamespaceObjectReference{{Kind: "GitRepository", Name: "app"}}}},
+		"image.toolkit.fluxcd.io/imagepolicies": &imagev1.ImagePolicy{ObjectMeta: meta, Spec: imagev1.ImagePolicySpec{
+			ImageRepositoryRef: fluxmeta.NamespacedObjectReference{Name: "app"}}},
+		"image.toolkit.fluxcd.io/imageupdateautomations": &imageautov1.ImageUpdateAutomation{ObjectMeta: meta, Spec: imageautov1.ImageUpdateAutomationSpec{
+			SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app"}}},
 		"source.toolkit.fluxcd.io/helmcharts": &sourcev1.HelmChart{ObjectMeta: meta, Spec: sourcev1.HelmChartSpec{Chart: "web",
 			SourceRef: sourcev1.LocalHelmChartSourceReference{Kind: sourcev1.HelmRepositoryKind, Name: "charts"}}},
 	}

@@ -11,7 +11,11 @@ import (
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	imageautov1 "github.com/fluxcd/image-automation-controller/api/v1"
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
+	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -50,7 +54,8 @@ type inProcessCase struct {
 // TestInProcessVerdictsAgree: every case of the in-process rules gets the
 // same verdict, and the same rule, from the real API server (its
 // ValidatingAdmissionPolicy; ConfigMaps, Leases, PodDisruptionBudgets,
-// Services, Kustomizations and HelmReleases never reach the webhook) and from policy.Evaluate offline over an informer cache, the
+// Services and Flux's appliers, notifications and image automation never
+// reach the webhook) and from policy.Evaluate offline over an informer cache, the
 // way lint and audit judge.
 func TestInProcessVerdictsAgree(t *testing.T) {
 	var (
@@ -149,6 +154,29 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		edit(h)
 		return h
 	}
+	alert := func(watched string) client.Object {
+		return &notificationv1beta3.Alert{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "slack"}, Spec: notificationv1beta3.AlertSpec{
+			ProviderRef:  fluxmeta.LocalObjectReference{Name: "slack"},
+			EventSources: []notificationv1.CrossNamespaceObjectReference{{Kind: kustomizev1.KustomizationKind, Name: "*"}, {Kind: kustomizev1.KustomizationKind, Name: "*", Namespace: watched}},
+		}}
+	}
+	receiver := func(triggered string) client.Object {
+		return &notificationv1.Receiver{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "hook"}, Spec: notificationv1.ReceiverSpec{
+			Type: notificationv1.GenericReceiver, SecretRef: fluxmeta.LocalObjectReference{Name: "token"},
+			Resources: []notificationv1.CrossNamespaceObjectReference{{Kind: sourcev1.GitRepositoryKind, Name: "app", Namespace: triggered}},
+		}}
+	}
+	imagePolicy := func(repository string) client.Object {
+		return &imagev1.ImagePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "app"}, Spec: imagev1.ImagePolicySpec{
+			ImageRepositoryRef: fluxmeta.NamespacedObjectReference{Name: "app", Namespace: repository},
+			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},
+		}}
+	}
+	automation := func(source string) client.Object {
+		return &imageautov1.ImageUpdateAutomation{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "auto"}, Spec: imageautov1.ImageUpdateAutomationSpec{
+			SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "app", Namespace: source}, Interval: metav1.Duration{Duration: time.Minute},
+		}}
+	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -205,6 +233,15 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 			h.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
 		}), "LL004", false},
 		{"owner's HelmRelease", ownerA, admissionv1.Create, release(func(*helmv2.HelmRelease) {}), "", false},
+		{"owner's Alert on its own namespace", ownerA, admissionv1.Create, alert("ipa-apps"), "", false},
+		{"owner's Alert on another tenant's namespace", ownerA, admissionv1.Create, alert("ipb-apps"), "LL006", false},
+		{"owner's Alert on a namespace it does not hold", ownerA, admissionv1.Create, alert("ipa-stray"), "LL006", false},
+		{"owner's Receiver of its own source", ownerA, admissionv1.Create, receiver(""), "", false},
+		{"owner's Receiver of another tenant's source", ownerA, admissionv1.Create, receiver("ipb-apps"), "LL006", false},
+		{"owner's ImagePolicy of its own scan", ownerA, admissionv1.Create, imagePolicy(""), "", false},
+		{"owner's ImagePolicy of another tenant's scan", ownerA, admissionv1.Create, imagePolicy("ipb-apps"), "LL007", false},
+		{"owner's automation of its own repository", ownerA, admissionv1.Create, automation("ipa-apps"), "", false},
+		{"owner's automation of flux-system's repository", ownerA, admissionv1.Create, automation("flux-system"), "LL007", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}
