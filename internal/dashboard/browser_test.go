@@ -384,18 +384,20 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	ownerView.run(t, chromedp.Click(chromedp.CSS(`tr[data-tenant="alpha"] a`)), chromedp.WaitVisible(chromedp.CSS(`#tenant[data-tenant="alpha"]`)))
 
-	escape := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "alpha-apps", Name: "escape"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "elsewhere.example.com"}}
+	// A token of alpha's reconciler: LL012, a rule of the webhook's, which
+	// records its denials.
+	escape := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "alpha-apps", Name: "escape", Annotations: map[string]string{corev1.ServiceAccountNameKey: "alpha"}},
+		Type: corev1.SecretTypeServiceAccountToken}
 	err := owner.Create(ctx, escape)
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LL021") {
-		t.Fatalf("owner creating an ExternalName Service: err = %v, want the guard's LL021", err)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "LL012") {
+		t.Fatalf("owner creating a token of the reconciler: err = %v, want the guard's LL012", err)
 	}
 	// The pages show it without a reload: their polls bring it.
-	ownerView.run(t, chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL021"]`)))
+	ownerView.run(t, chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL012"]`)))
 	// The row names the object refused and who wrote it.
-	if row, err := chromedp.Run(ownerView.ctx, chromedp.TextContent(chromedp.CSS(`#denials tr[data-rule="LL021"]`))); err != nil ||
-		!strings.Contains(row, "Service alpha-apps/escape") || !strings.Contains(row, " was denied: ") {
-		t.Errorf("alpha's denial row: %q, %v; want the Service and its writer", row, err)
+	if row, err := chromedp.Run(ownerView.ctx, chromedp.TextContent(chromedp.CSS(`#denials tr[data-rule="LL012"]`))); err != nil ||
+		!strings.Contains(row, "Secret alpha-apps/escape") || !strings.Contains(row, " was denied: ") {
+		t.Errorf("alpha's denial row: %q, %v; want the Secret and its writer", row, err)
 	}
 	poll, cancel := context.WithTimeout(adminView.ctx, 30*time.Second)
 	defer cancel()
@@ -466,7 +468,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// The admin's page of alpha, for the README.
-	adminView.run(t, chromedp.Navigate(dashboardURL+"/tenants/alpha"), chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL021"]`)), chromedp.WaitVisible(chromedp.ID("audit-summary")))
+	adminView.run(t, chromedp.Navigate(dashboardURL+"/tenants/alpha"), chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL012"]`)), chromedp.WaitVisible(chromedp.ID("audit-summary")))
 	adminView.screenshot(t, "tenant-admin.png")
 }
 
