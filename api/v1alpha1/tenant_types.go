@@ -252,6 +252,7 @@ type NamespaceMetadata struct {
 
 // Owner is a subject bound to the tenant role.
 // +kubebuilder:validation:XValidation:rule="(self.kind == 'ServiceAccount') == has(self.namespace)",message="spec.owners[].namespace is required for kind ServiceAccount and not allowed otherwise"
+// +kubebuilder:validation:XValidation:rule="self.kind != 'Group' || !(self.name in ['system:authenticated', 'system:unauthenticated', 'system:serviceaccounts'])",fieldPath=".name",reason=FieldValueForbidden,message="spec.owners[].name must not be system:authenticated, system:unauthenticated or system:serviceaccounts: every user, or every service account, would own the tenant"
 type Owner struct {
 	// Kind of the subject.
 	// +kubebuilder:validation:Enum=User;Group;ServiceAccount
@@ -259,9 +260,12 @@ type Owner struct {
 
 	// Name of the subject.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
 	Name string `json:"name"`
 
 	// Namespace of a ServiceAccount subject.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }
@@ -633,6 +637,7 @@ type SourceStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label (lowercase letters, digits and '-', at most 63 characters)"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.owners) || self.spec.owners.all(o, o.kind != 'ServiceAccount' || o.name != (has(self.spec.serviceAccountName) ? self.spec.serviceAccountName : self.metadata.name) || self.spec.namespaces.exists(n, n.name == o.namespace))",fieldPath=".spec.owners",reason=FieldValueForbidden,message="spec.owners[]: a ServiceAccount named like the tenant's reconciler must be in one of spec.namespaces: elsewhere the API server's policy would take its namespace for the tenant's"
 type Tenant struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

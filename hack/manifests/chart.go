@@ -338,6 +338,12 @@ func placeholderConditions(u map[string]any) []string {
 			log.Fatal(err)
 		}
 	}
+	if variables, found, _ := unstructured.NestedSlice(u, "spec", "variables"); found {
+		template(variables)
+		if err := unstructured.SetNestedSlice(u, variables, "spec", "variables"); err != nil {
+			log.Fatal(err)
+		}
+	}
 	if conditions, found, _ := unstructured.NestedSlice(u, "spec", "matchConditions"); found {
 		template(conditions)
 		if err := unstructured.SetNestedSlice(u, conditions, "spec", "matchConditions"); err != nil {

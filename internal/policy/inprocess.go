@@ -88,19 +88,19 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules)
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
-// namespace, whatever the object says.
+// namespace, whatever the object says; the platform may.
 var identityRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
 		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
-		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
+		valid: fmt.Sprintf(`variables.platform || [object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
 			v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
 		detail: fmt.Sprintf("%q", "the object is managed by Landlord; allowed: writes by "+ControllerUser+" only"),
 	},
 	{
 		rule:   ruleUnheld,
 		field:  field.NewPath("metadata", "namespace"),
-		valid:  "variables.held",
+		valid:  "variables.platform || variables.held",
 		detail: `"namespace " + request.namespace + " is labelled for tenant " + ` + labelledTenant + ` + ", which does not hold it; allowed: writes by platform identities"`,
 	},
 	{
@@ -112,7 +112,7 @@ var identityRules = []inProcessRule{
 		// Ordered for RBAC: an allowed check stops at the first grant, a
 		// refused one reads every binding, so the tenant's own writers,
 		// the common case, pay two allowed checks.
-		valid: fmt.Sprintf(`!variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard`,
+		valid: fmt.Sprintf(`variables.platform || !variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard`,
 			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb),
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
@@ -203,7 +203,8 @@ var identityCheck = fmt.Sprintf(`authorizer.group(%q).resource(%q)`, v1alpha1.Gr
 
 // InProcess is the ValidatingAdmissionPolicy of the in-process rules and
 // its binding: every namespaced request but reads, subresources and
-// CONNECT included, in a tenant namespace by anyone but the platform.
+// CONNECT included, in a tenant namespace by anyone SparedCEL does not
+// spare; the identity rules spare the whole platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	meta := policyMeta()
 	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
@@ -231,8 +232,8 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 					},
 				}}},
 			},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-platform", Expression: "!(" + platform.CEL() + ")"}},
-			Variables:       inProcessVariables,
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-spared", Expression: "!(" + SparedCEL() + ")"}},
+			Variables:       append([]admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}}, inProcessVariables...),
 			Validations:     validations,
 			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
 		},

@@ -44,9 +44,10 @@ var fluxRules = []inProcessRule{
 		kind:  kustomizationKind,
 		// Without keys of its own kustomize-controller decrypts with its
 		// own: its cloud KMS identity, Vault token and global age key,
-		// which decrypt the platform's secrets too.
-		valid: `!has(object.spec.decryption) || has(object.spec.decryption.secretRef) || has(object.spec.decryption.serviceAccountName) && object.spec.decryption.serviceAccountName != "" || ` +
-			unchanged("decryption"),
+		// which decrypt the platform's secrets too. No ratchet: a write in
+		// v1beta2, whose schema lacks decryption.serviceAccountName, strips
+		// it from the object and from the old one alike.
+		valid: `!has(object.spec.decryption) || has(object.spec.decryption.secretRef) || has(object.spec.decryption.serviceAccountName) && object.spec.decryption.serviceAccountName != ""`,
 		detail: `"decryption without keys of its own uses kustomize-controller's keys; allowed: a secretRef naming a Secret of namespace " + request.namespace + ` +
 			`(variables.workloadIdentity ? ", or a serviceAccountName of namespace " + request.namespace : "")`,
 	},
@@ -78,12 +79,12 @@ var fluxRules = []inProcessRule{
 // sameTenantRule is rule LL006 on the list at spec.<list>: notifications
 // name objects of the tenant's namespaces only.
 func sameTenantRule(kind schema.GroupKind, list string) inProcessRule {
-	foreign := `has(r.namespace) && !(r.namespace in ["", request.namespace]) && !` + tenantHolds("r.namespace")
+	foreign := `has(r.namespace) && !(r.namespace in ["", request.namespace]) && !` + tenantHoldsNamed("r.namespace")
 	return inProcessRule{
-		rule:   ruleNotification,
-		field:  field.NewPath("spec", list),
-		kind:   kind,
-		valid:  fmt.Sprintf(`!has(object.spec.%[1]s) || !object.spec.%[1]s.exists(r, %[2]s) || `, list, foreign) + unchanged(list),
+		rule:  ruleNotification,
+		field: field.NewPath("spec", list),
+		kind:  kind,
+		valid: fmt.Sprintf(`!has(object.spec.%[1]s) || !object.spec.%[1]s.exists(r, %[2]s) || `, list, foreign) + unchanged(list),
 		// Messages may not ask the authorizer, so which entry is not told.
 		detail: `"must name objects of tenant " + ` + labelledTenant + ` + "; allowed: " + request.namespace + " or another namespace of tenant " + ` + labelledTenant,
 	}
@@ -139,7 +140,7 @@ func tenantNamespaceRule(kind schema.GroupKind, f string) inProcessRule {
 		rule:  ruleTargetNamespace,
 		field: field.NewPath("spec", f),
 		kind:  kind,
-		valid: fmt.Sprintf(`!has(%[1]s) || %[1]s in ["", request.namespace] || %[2]s || `, at, tenantHolds(at)) + unchanged(f),
+		valid: fmt.Sprintf(`!has(%[1]s) || %[1]s in ["", request.namespace] || %[2]s || `, at, tenantHoldsNamed(at)) + unchanged(f),
 		detail: `"must be a namespace of tenant " + ` + labelledTenant + ` + "; allowed: " + request.namespace + " or another namespace of tenant " + ` +
 			labelledTenant,
 	}
@@ -161,6 +162,23 @@ func kubeConfigRule(kind schema.GroupKind) inProcessRule {
 // reconciler there acts for that tenant, as render.Markers says of every
 // namespace the tenant holds.
 func tenantHolds(ns string) string {
-	return fmt.Sprintf(`(variables.reconciler != "" && authorizer.serviceAccount(%s, variables.reconciler).group(%q).resource(%q).name(%s).check(%q).allowed())`,
-		ns, v1alpha1.GroupVersion.Group, render.IdentityResource, labelledTenant, render.ActForVerb)
+	return fmt.Sprintf(`(variables.reconciler != "" && %s.name(%s).check(%q).allowed())`, reconcilerIn(ns), labelledTenant, render.ActForVerb)
 }
+
+// tenantHoldsNamed is tenantHolds for a namespace an object names: a name
+// that is no namespace's is held by none (the authorizer would refuse to
+// ask), and an account there that acts for every tenant, by a wildcard
+// grant, says nothing.
+func tenantHoldsNamed(ns string) string {
+	return fmt.Sprintf(`(%[1]s.matches(%[2]q) && size(%[1]s) <= 63 && %[3]s && !%[4]s.name(%[5]q).check(%[6]q).allowed())`,
+		ns, dnsLabel, tenantHolds(ns), reconcilerIn(ns), render.WildcardProbe, render.ActForVerb)
+}
+
+// reconcilerIn starts an authorizer check of render's markers as the
+// reconciler the request's namespace names, in namespace ns.
+func reconcilerIn(ns string) string {
+	return fmt.Sprintf(`authorizer.serviceAccount(%s, variables.reconciler).group(%q).resource(%q)`, ns, v1alpha1.GroupVersion.Group, render.IdentityResource)
+}
+
+// dnsLabel is the form of a namespace's name.
+const dnsLabel = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`

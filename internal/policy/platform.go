@@ -42,10 +42,11 @@ func (p Platform) Validate() error {
 var platformIdentities = struct {
 	// controllerUsers write as the platform's controllers.
 	controllerUsers []string
-	// controllerNamespaces hold the service accounts of Kubernetes' and
-	// Flux's controllers: the namespace and garbage collectors must be
-	// able to delete what they delete.
-	controllerNamespaces []string
+	// kubernetesNamespaces and fluxNamespaces hold the service accounts of
+	// Kubernetes' and Flux's controllers: the namespace and garbage
+	// collectors must be able to delete what they delete. Flux's apply
+	// what others wrote, so their content is judged (SparedCEL).
+	kubernetesNamespaces, fluxNamespaces []string
 	// componentUsers are the control plane's own user names.
 	componentUsers []string
 	// groups are platform whoever is in them: system:masters bypasses
@@ -56,7 +57,8 @@ var platformIdentities = struct {
 	nodePrefix, nodeGroup string
 }{
 	controllerUsers:      []string{ControllerUser},
-	controllerNamespaces: []string{"kube-system", "flux-system"},
+	kubernetesNamespaces: []string{"kube-system"},
+	fluxNamespaces:       []string{"flux-system"},
 	componentUsers:       []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"},
 	groups:               []string{"system:masters"},
 	nodePrefix:           "system:node:",
@@ -80,7 +82,7 @@ func isController(u authenticationv1.UserInfo) bool {
 		return true
 	}
 	ns, _, ok := tenancy.SplitServiceAccount(u.Username)
-	return ok && slices.Contains(platformIdentities.controllerNamespaces, ns)
+	return ok && slices.Contains(slices.Concat(platformIdentities.kubernetesNamespaces, platformIdentities.fluxNamespaces), ns)
 }
 
 // CEL is Includes as a CEL expression over an admission request, for the
@@ -95,7 +97,7 @@ func (p Platform) CEL() string {
 		fmt.Sprintf("request.userInfo.username in %s", CELList(p.Users)),
 		// A request may carry no groups at all: then the field is absent.
 		fmt.Sprintf("(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in %s || g in %s))", CELList(id.groups), CELList(p.Groups)),
-		fmt.Sprintf("(request.userInfo.username.startsWith(%q) && has(request.userInfo.groups) && %q in request.userInfo.groups)", id.nodePrefix, id.nodeGroup),
+		nodeCEL(),
 	}, " || ")
 }
 
@@ -103,13 +105,41 @@ func (p Platform) CEL() string {
 // last colon rather than a regular expression: the API server evaluates
 // it on every write it guards.
 func ControllersCEL() string {
+	id := platformIdentities
+	return controllersCEL(slices.Concat(id.kubernetesNamespaces, id.fluxNamespaces))
+}
+
+// controllersCEL is a CEL expression true for Landlord and the service
+// accounts of namespaces.
+func controllersCEL(namespaces []string) string {
 	alternatives := []string{fmt.Sprintf("request.userInfo.username in %s", CELList(platformIdentities.controllerUsers))}
-	for _, ns := range platformIdentities.controllerNamespaces {
+	for _, ns := range namespaces {
 		prefix := tenancy.ServiceAccountPrefix + ns + ":"
 		alternatives = append(alternatives, fmt.Sprintf(`(request.userInfo.username.startsWith(%q) && request.userInfo.username.lastIndexOf(":") == %d && size(request.userInfo.username) > %d)`,
 			prefix, len(prefix)-1, len(prefix)))
 	}
 	return strings.Join(alternatives, " || ")
+}
+
+// SparedCEL is a CEL expression true for the writers the API server's
+// policy never judges, content included: Landlord, whose objects the
+// Tenant's API validates, Kubernetes' controllers and components, and
+// kubelets, none of which writes what a tenant wrote. Flux's controllers
+// and the platform's admins may apply a tenant's content: the policy
+// judges it, not their identity.
+func SparedCEL() string {
+	id := platformIdentities
+	return strings.Join([]string{
+		controllersCEL(id.kubernetesNamespaces),
+		fmt.Sprintf("request.userInfo.username in %s", CELList(id.componentUsers)),
+		nodeCEL(),
+	}, " || ")
+}
+
+// nodeCEL is a CEL expression true for a kubelet.
+func nodeCEL() string {
+	id := platformIdentities
+	return fmt.Sprintf("(request.userInfo.username.startsWith(%q) && has(request.userInfo.groups) && %q in request.userInfo.groups)", id.nodePrefix, id.nodeGroup)
 }
 
 // CELList spells values as a CEL list of string literals.

@@ -74,12 +74,13 @@ var testCases = map[string]testCase{
 	"controller writes a cross-namespace kustomization": {req: create(controller, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.SourceRef.Namespace = "flux-system" }))},
 
 	// LL003
-	"kustomization targets other tenant":  {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ops" })), want: "LL003"},
-	"kustomization targets kube-system":   {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "kube-system" })), want: "LL003"},
-	"kustomization targets self-service":  {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "dev-team-x" }))},
-	"helmrelease stores in kube-system":   {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "kube-system" })), want: "LL003"},
-	"helmrelease targets other tenant":    {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "ops" })), want: "LL003"},
-	"helmrelease targets own other space": {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "apps-jobs" }))},
+	"kustomization targets other tenant":        {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ops" })), want: "LL003"},
+	"kustomization targets kube-system":         {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "kube-system" })), want: "LL003"},
+	"kustomization targets no namespace's name": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "Not_A_Namespace" })), want: "LL003"},
+	"kustomization targets self-service":        {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "dev-team-x" }))},
+	"helmrelease stores in kube-system":         {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.StorageNamespace = "kube-system" })), want: "LL003"},
+	"helmrelease targets other tenant":          {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "ops" })), want: "LL003"},
+	"helmrelease targets own other space":       {req: create(reconciler, "apps", newHelmRelease(func(h *helmv2.HelmRelease) { h.Spec.TargetNamespace = "apps-jobs" }))},
 
 	// LL004
 	"kustomization with kubeConfig": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
@@ -253,6 +254,17 @@ var testCases = map[string]testCase{
 	"external ips changed on an update":   {req: update(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8"), newService(corev1.ServiceTypeClusterIP, "8.8.4.4")), want: "LL017"},
 	"cluster ip service":                  {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP))},
 	"service with external ips":           {req: create(reconciler, "apps", newService(corev1.ServiceTypeClusterIP, "8.8.8.8")), want: "LL017"},
+
+	// The platform's admins and Flux's controllers may apply what a tenant
+	// wrote: the content rules judge them, the identity rules do not.
+	"platform admin's node port service": {req: create(masters, "apps", newService(corev1.ServiceTypeNodePort)), want: "LL013"},
+	"kustomize-controller's remote cluster": {req: create(fluxKustomize, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
+		k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
+	})), want: "LL004"},
+	"kustomize-controller's finalizer on Landlord's kustomization": {req: update(fluxKustomize, "apps", newKustomization(func(k *kustomizev1.Kustomization) { k.ObjectMeta = managedMeta("app", "apps") }), newKustomization(func(k *kustomizev1.Kustomization) {
+		k.ObjectMeta = managedMeta("app", "apps")
+		k.Finalizers = []string{"finalizers.fluxcd.io"}
+	}))},
 
 	// LL014
 	"cluster role binding by a tenant":   {req: create(reconciler, "", &rbacv1.ClusterRoleBinding{}), want: "LL014"},

@@ -212,6 +212,8 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"owner's Kustomization applying into another tenant", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipb-apps" }), "LL003", false},
 		{"owner's Kustomization applying into a namespace it does not hold", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipa-stray" }), "LL003", false},
 		{"owner's Kustomization applying into its own namespace by name", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "ipa-apps" }), "", false},
+		{"owner's Kustomization applying into a name no namespace has", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) { k.Spec.TargetNamespace = "Not_A_Namespace" }), "LL003", false},
+		{"platform's NodePort Service in a tenant namespace, its content judged", platform, admissionv1.Create, service("ipa-apps", corev1.ServiceTypeNodePort), "LL013", false},
 		{"owner's Kustomization of a remote cluster", ownerA, admissionv1.Create, sync("ipa-apps", "ipa", func(k *kustomizev1.Kustomization) {
 			k.Spec.KubeConfig = &fluxmeta.KubeConfigReference{SecretRef: &fluxmeta.SecretKeyReference{Name: "prod"}}
 		}), "LL004", false},
