@@ -110,7 +110,9 @@ func TestInvalidTenantIsRefusedNamingTheField(t *testing.T) {
 			`spec.owners[0].kind: Unsupported value: "Robot"`},
 		"service account owner without namespace": {func(t *v1alpha1.Tenant) { t.Spec.Owners[1].Namespace = "" },
 			"spec.owners[].namespace is required for kind ServiceAccount"},
-		"every user an owner": {func(t *v1alpha1.Tenant) { t.Spec.Owners[0] = v1alpha1.Owner{Kind: "Group", Name: "system:authenticated"} },
+		"every user an owner": {func(t *v1alpha1.Tenant) {
+			t.Spec.Owners[0] = v1alpha1.Owner{Kind: "Group", Name: "system:authenticated"}
+		},
 			"spec.owners[0].name: Forbidden: spec.owners[].name must not be system:authenticated"},
 		"an owner named like the reconciler elsewhere": {func(t *v1alpha1.Tenant) {
 			t.Spec.Owners[1] = v1alpha1.Owner{Kind: "ServiceAccount", Namespace: "ops", Name: t.ReconcilerName()}
