@@ -52,9 +52,25 @@ func (r inProcessRule) expression() string {
 	if r.kind.Empty() {
 		return r.valid
 	}
+	return fmt.Sprintf(`!%s || (%s)`, r.judges(), r.valid)
+}
+
+// message is r's denial. The API server evaluates every message on every
+// request it judges, so that of a rule with a kind says nothing of other
+// kinds' objects, which it could only fail to read.
+func (r inProcessRule) message() string {
+	message := fmt.Sprintf("%q + %s", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail)
+	if r.kind.Empty() {
+		return message
+	}
+	return fmt.Sprintf(`%s ? %s : ""`, r.judges(), message)
+}
+
+// judges is a CEL expression true for a write of r's kind, which r reads.
+func (r inProcessRule) judges() string {
 	k, _ := kinds.Lookup(r.kind)
-	return fmt.Sprintf(`!(request.resource.group == %q && request.resource.resource == %q && (!has(request.subResource) || request.subResource == "")) || object == null || (%s)`,
-		k.Group, k.Resource, r.valid)
+	return fmt.Sprintf(`(request.resource.group == %q && request.resource.resource == %q && (!has(request.subResource) || request.subResource == "") && object != null)`,
+		k.Group, k.Resource)
 }
 
 // readsContent reports whether an in-process rule reads the content of
@@ -93,14 +109,14 @@ var identityRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
 		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
-		valid: fmt.Sprintf(`variables.platform || [object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q)`,
+		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q) || variables.platform`,
 			v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
 		detail: fmt.Sprintf("%q", "the object is managed by Landlord; allowed: writes by "+ControllerUser+" only"),
 	},
 	{
 		rule:   ruleUnheld,
 		field:  field.NewPath("metadata", "namespace"),
-		valid:  "variables.platform || variables.held",
+		valid:  "variables.held || variables.platform",
 		detail: `"namespace " + request.namespace + " is labelled for tenant " + ` + labelledTenant + ` + ", which does not hold it; allowed: writes by platform identities"`,
 	},
 	{
@@ -112,7 +128,7 @@ var identityRules = []inProcessRule{
 		// Ordered for RBAC: an allowed check stops at the first grant, a
 		// refused one reads every binding, so the tenant's own writers,
 		// the common case, pay two allowed checks.
-		valid: fmt.Sprintf(`variables.platform || !variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard`,
+		valid: fmt.Sprintf(`!variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard || variables.platform`,
 			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb),
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
@@ -211,7 +227,7 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 	for i, r := range inProcessRules {
 		validations[i] = admissionregistrationv1.Validation{
 			Expression:        r.expression(),
-			MessageExpression: fmt.Sprintf("%q + %s", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail),
+			MessageExpression: r.message(),
 			Reason:            ptr.To(metav1.StatusReasonForbidden),
 		}
 	}
