@@ -104,7 +104,8 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules)
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
-// namespace, whatever the object says; the platform may.
+// namespace, whatever the object says. The platform may, which each asks
+// last, only of a write it would refuse.
 var identityRules = []inProcessRule{
 	{
 		rule:  ruleManaged,
