@@ -338,16 +338,13 @@ func placeholderConditions(u map[string]any) []string {
 			log.Fatal(err)
 		}
 	}
-	if variables, found, _ := unstructured.NestedSlice(u, "spec", "variables"); found {
-		template(variables)
-		if err := unstructured.SetNestedSlice(u, variables, "spec", "variables"); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if conditions, found, _ := unstructured.NestedSlice(u, "spec", "matchConditions"); found {
-		template(conditions)
-		if err := unstructured.SetNestedSlice(u, conditions, "spec", "matchConditions"); err != nil {
-			log.Fatal(err)
+	// A policy's variables and match conditions are expressions alike.
+	for _, list := range []string{"variables", "matchConditions"} {
+		if expressions, found, _ := unstructured.NestedSlice(u, "spec", list); found {
+			template(expressions)
+			if err := unstructured.SetNestedSlice(u, expressions, "spec", list); err != nil {
+				log.Fatal(err)
+			}
 		}
 	}
 	return formats

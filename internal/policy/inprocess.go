@@ -215,8 +215,15 @@ func Wildcard() string {
 	return fmt.Sprintf(`%s.name(%q).check(%q).allowed()`, identityCheck, render.WildcardProbe, render.ActForVerb)
 }
 
-// identityCheck starts the authorizer checks of render's identity markers.
-var identityCheck = fmt.Sprintf(`authorizer.group(%q).resource(%q)`, v1alpha1.GroupVersion.Group, render.IdentityResource)
+// identityCheck starts the authorizer checks of render's identity markers
+// as the writer.
+var identityCheck = markerCheck("authorizer")
+
+// markerCheck starts an authorizer check of render's markers as who, an
+// authorizer expression.
+func markerCheck(who string) string {
+	return fmt.Sprintf(`%s.group(%q).resource(%q)`, who, v1alpha1.GroupVersion.Group, render.IdentityResource)
+}
 
 // InProcess is the ValidatingAdmissionPolicy of the in-process rules and
 // its binding: every namespaced request but reads, subresources and

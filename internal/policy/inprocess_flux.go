@@ -11,9 +11,9 @@ import (
 	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -34,7 +34,7 @@ var (
 // kinds that read no source's URL or credentials.
 var fluxRules = []inProcessRule{
 	impersonates(kustomizationKind),
-	localRefRule(ruleCrossNamespace, kustomizationKind, "sourceRef", "sourceRef.namespace"),
+	localRefRule(ruleCrossNamespace, kustomizationKind, "sourceRef.namespace"),
 	dependsOnRule(kustomizationKind),
 	tenantNamespaceRule(kustomizationKind, "targetNamespace"),
 	kubeConfigRule(kustomizationKind),
@@ -61,8 +61,8 @@ var fluxRules = []inProcessRule{
 	},
 
 	impersonates(helmReleaseKind),
-	localRefRule(ruleCrossNamespace, helmReleaseKind, "chart", "chart.spec.sourceRef.namespace"),
-	localRefRule(ruleCrossNamespace, helmReleaseKind, "chartRef", "chartRef.namespace"),
+	localRefRule(ruleCrossNamespace, helmReleaseKind, "chart.spec.sourceRef.namespace"),
+	localRefRule(ruleCrossNamespace, helmReleaseKind, "chartRef.namespace"),
 	dependsOnRule(helmReleaseKind),
 	tenantNamespaceRule(helmReleaseKind, "targetNamespace"),
 	tenantNamespaceRule(helmReleaseKind, "storageNamespace"),
@@ -72,8 +72,8 @@ var fluxRules = []inProcessRule{
 	sameTenantRule(alertKind, "eventSources"),
 	// Policies and automations reference their own namespace: another's
 	// image scans or repositories are another tenant's.
-	localRefRule(ruleImageAutomation, imagePolicyKind, "imageRepositoryRef", "imageRepositoryRef.namespace"),
-	localRefRule(ruleImageAutomation, imageAutomationKind, "sourceRef", "sourceRef.namespace"),
+	localRefRule(ruleImageAutomation, imagePolicyKind, "imageRepositoryRef.namespace"),
+	localRefRule(ruleImageAutomation, imageAutomationKind, "sourceRef.namespace"),
 }
 
 // sameTenantRule is rule LL006 on the list at spec.<list>: notifications
@@ -104,13 +104,16 @@ func impersonates(kind schema.GroupKind) inProcessRule {
 	}
 }
 
-// localRefRule is rule r (LL002, LL007) on the reference at spec.<ref>,
-// below spec.<parent>: it stays in the object's namespace.
-func localRefRule(r Rule, kind schema.GroupKind, parent, ref string) inProcessRule {
+// localRefRule is rule r (LL002, LL007) on the reference at spec.<ref>:
+// it stays in the object's namespace. The ratchet compares the whole
+// field of spec the reference is in.
+func localRefRule(r Rule, kind schema.GroupKind, ref string) inProcessRule {
 	at := "object.spec." + ref
+	path := strings.Split(ref, ".")
+	parent := path[0]
 	return inProcessRule{
 		rule:   r,
-		field:  field.NewPath("spec", strings.Split(ref, ".")...),
+		field:  field.NewPath("spec", path...),
 		kind:   kind,
 		valid:  fmt.Sprintf(`!has(object.spec.%s) || !has(%s) || %[2]s in ["", request.namespace] || `, parent, at) + unchanged(parent),
 		detail: `"cross-namespace references are denied (" + ` + at + ` + "); allowed: unset or " + request.namespace`,
@@ -170,14 +173,14 @@ func tenantHolds(ns string) string {
 // ask), and an account there that acts for every tenant, by a wildcard
 // grant, says nothing.
 func tenantHoldsNamed(ns string) string {
-	return fmt.Sprintf(`(%[1]s.matches(%[2]q) && size(%[1]s) <= 63 && %[3]s && !%[4]s.name(%[5]q).check(%[6]q).allowed())`,
-		ns, dnsLabel, tenantHolds(ns), reconcilerIn(ns), render.WildcardProbe, render.ActForVerb)
+	return fmt.Sprintf(`(%[1]s.matches(%[2]q) && size(%[1]s) <= %[7]d && %[3]s && !%[4]s.name(%[5]q).check(%[6]q).allowed())`,
+		ns, dnsLabel, tenantHolds(ns), reconcilerIn(ns), render.WildcardProbe, render.ActForVerb, validation.DNS1123LabelMaxLength)
 }
 
 // reconcilerIn starts an authorizer check of render's markers as the
 // reconciler the request's namespace names, in namespace ns.
 func reconcilerIn(ns string) string {
-	return fmt.Sprintf(`authorizer.serviceAccount(%s, variables.reconciler).group(%q).resource(%q)`, ns, v1alpha1.GroupVersion.Group, render.IdentityResource)
+	return markerCheck(fmt.Sprintf(`authorizer.serviceAccount(%s, variables.reconciler)`, ns))
 }
 
 // dnsLabel is the form of a namespace's name.
