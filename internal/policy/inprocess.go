@@ -291,17 +291,18 @@ func tenantNamespaces(extra ...string) *metav1.LabelSelector {
 
 // validators are the in-process policy compiled for each platform, as the
 // API server compiles it.
-var validators sync.Map // users and groups -> validating.Validator
+var validators sync.Map // users and groups -> func() validating.Validator
 
-// compiled is the in-process policy for platform, compiled once.
 func compiled(platform Platform) validating.Validator {
 	key := strings.Join(platform.Users, "\n") + "\x00" + strings.Join(platform.Groups, "\n")
-	if v, ok := validators.Load(key); ok {
-		return v.(validating.Validator)
-	}
-	vap, _ := InProcess(platform)
-	v, _ := validators.LoadOrStore(key, compile(vap))
-	return v.(validating.Validator)
+	// Compiling takes about a second of CPU: the requests that arrive
+	// together after a start wait for one compilation instead of each running
+	// their own.
+	once, _ := validators.LoadOrStore(key, sync.OnceValue(func() validating.Validator {
+		vap, _ := InProcess(platform)
+		return compile(vap)
+	}))
+	return once.(func() validating.Validator)()
 }
 
 // compile builds a policy's validator from k8s.io/apiserver's parts, the
