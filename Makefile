@@ -6,6 +6,8 @@ TOOLS_MOD := hack/tools/go.mod hack/tools/go.sum
 FLUX_MOD := hack/tools/flux/go.mod hack/tools/flux/go.sum
 NODE_MOD := hack/tools/node/go.mod hack/tools/node/go.sum
 NETPOL_MOD := hack/tools/netpol/go.mod hack/tools/netpol/go.sum
+RELEASE_MOD := hack/tools/release/go.mod hack/tools/release/go.sum
+KREW_MOD := hack/tools/krew/go.mod hack/tools/krew/go.sum
 CONTROLLER_GEN := $(BIN)/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
@@ -70,6 +72,31 @@ $(BIN)/kube-scheduler: $(NODE_MOD)
 $(BIN)/kube-network-policies: $(NETPOL_MOD)
 	go build -C hack/tools/netpol -o $@ sigs.k8s.io/kube-network-policies/cmd
 
+## release-tools: build goreleaser and cyclonedx-gomod from hack/tools/release pins, krew and its manifest validator from hack/tools/krew
+.PHONY: release-tools
+release-tools: $(BIN)/goreleaser $(BIN)/cyclonedx-gomod $(BIN)/krew $(BIN)/validate-krew-manifest
+
+# A module of its own: goreleaser's graph (cloud SDKs, signing) stays out of
+# the control plane's and the CLI's.
+$(BIN)/goreleaser: $(RELEASE_MOD)
+	go build -C hack/tools/release -o $@ github.com/goreleaser/goreleaser/v2
+$(BIN)/cyclonedx-gomod: $(RELEASE_MOD)
+	go build -C hack/tools/release -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+# krew's own module: it needs client-go v11, which MVS would rank above
+# every v0 release in goreleaser's graph.
+$(BIN)/krew: $(KREW_MOD)
+	go build -C hack/tools/krew -o $@ sigs.k8s.io/krew/cmd/krew
+$(BIN)/validate-krew-manifest: $(KREW_MOD)
+	go build -C hack/tools/krew -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
+
+## release-snapshot: the CLI release as a tag would publish it, unsigned, into bin/dist: every archive, checksums, SBOMs, the krew manifest
+.PHONY: release-snapshot
+# goreleaser reads the remote's URL; a clone that has none (git init, or a
+# copy) is given the project's, for the release metadata only.
+release-snapshot: $(BIN)/goreleaser $(BIN)/cyclonedx-gomod
+	$(if $(shell git remote),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/landlord-dev/landlord) \
+	PATH="$(BIN):$$PATH" $(BIN)/goreleaser release --snapshot --clean --skip=sign
+
 ## generate: deepcopy, CRDs, RBAC and the Flux CRDs
 .PHONY: generate
 generate: tools
@@ -102,8 +129,14 @@ packages:
 ## test: every test, on the real control plane
 .PHONY: test
 test: packages tools flux-tools
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e '/test/node$$' -e '/test/incluster$$')
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e '/test/node$$' -e '/test/incluster$$' -e '/test/release$$')
 	$(MAKE) test-node
+	$(MAKE) test-release
+
+## test-release: the CLI release built as a tag would (make release-snapshot), its checksums, SBOMs and krew manifest checked, installed with krew and run; workflows pinned by digest
+.PHONY: test-release
+test-release: release-tools
+	go test $(GO_TEST_FLAGS) -v ./test/release
 
 ## test-node: pods on the local node, NetworkPolicies proven with packets (root; Debian's containerd, runc, CNI plugins, iptables)
 .PHONY: test-node

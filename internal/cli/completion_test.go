@@ -27,22 +27,27 @@ func TestCompletionTenantNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// ShellCompDirectiveNoFileComp is 4: tenant names, never file names.
+	// ShellCompDirectiveNoFileComp is 4: tenant names, never file names;
+	// 6 adds NoSpace, so that jsonpath= is followed by its template.
 	for name, tc := range map[string]struct {
-		args []string
-		want string
+		args      []string
+		want      string
+		directive string
 	}{
-		"get":               {[]string{"tenant", "get", "complete-"}, "complete-a complete-b"},
-		"delete":            {[]string{"tenant", "delete", "complete-b"}, "complete-b"},
-		"no match":          {[]string{"tenant", "get", "nobody"}, ""},
-		"one argument only": {[]string{"tenant", "get", "complete-a", ""}, ""},
-		"list takes none":   {[]string{"tenant", "list", ""}, ""},
-		"output formats":    {[]string{"tenant", "list", "-o", ""}, "table yaml json"},
+		"get":               {[]string{"tenant", "get", "complete-"}, "complete-a complete-b", ""},
+		"delete":            {[]string{"tenant", "delete", "complete-b"}, "complete-b", ""},
+		"no match":          {[]string{"tenant", "get", "nobody"}, "", ""},
+		"one argument only": {[]string{"tenant", "get", "complete-a", ""}, "", ""},
+		"list takes none":   {[]string{"tenant", "list", ""}, "", ""},
+		"output formats":    {[]string{"tenant", "list", "-o", ""}, "table wide yaml json name jsonpath=", ":6"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			if tc.directive == "" {
+				tc.directive = ":4"
+			}
 			got, directive := complete(t, tc.args...)
-			if strings.Join(got, " ") != tc.want || directive != ":4" {
-				t.Errorf("completions %q, directive %s; want %q, :4", got, directive, tc.want)
+			if strings.Join(got, " ") != tc.want || directive != tc.directive {
+				t.Errorf("completions %q, directive %s; want %q, %s", got, directive, tc.want, tc.directive)
 			}
 		})
 	}

@@ -21,6 +21,10 @@ func newInitCommand() *cobra.Command {
 // printChanges lists what a scaffold wrote, one file a line.
 func printChanges(w io.Writer, changes []fleet.Change) {
 	for _, c := range changes {
+		if c.Note != "" {
+			fmt.Fprintf(w, "%s %s: %s\n", c.Action, c.Path, c.Note)
+			continue
+		}
 		fmt.Fprintf(w, "%s %s\n", c.Action, c.Path)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,8 @@ type initFleetOptions struct {
 	install  string
 	// chart is what --install helm installs.
 	chart fleet.Chart
-	// chartSet says --chart-repository or --chart-version was given.
+	// chartSet says --chart-repository, --chart-version or --chart-verify
+	// was given.
 	chartSet bool
 }
 
@@ -32,7 +34,11 @@ infrastructure, for a controller running outside the cluster. --install helm
 installs Landlord's Helm chart instead of its manifests: the landlord-system
 Namespace, a Flux HelmRelease in flux-system (CRDs created on install,
 replaced on upgrade) and its source, an OCIRepository for an oci://
---chart-repository or a HelmRepository for an https:// one.
+--chart-repository or a HelmRepository for an https:// one. The
+OCIRepository verifies the chart's keyless cosign signature by Landlord's
+release workflow; a mirror copied with 'cosign copy' keeps it, and
+--chart-verify=false installs a chart nobody signed (an https:// repository
+cannot be verified by Flux).
 
 Files already there and identical are left alone; different ones are not
 overwritten.`,
@@ -41,7 +47,12 @@ overwritten.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
-			opts.chartSet = cmd.Flags().Changed("chart-repository") || cmd.Flags().Changed("chart-version")
+			opts.chartSet = cmd.Flags().Changed("chart-repository") || cmd.Flags().Changed("chart-version") || cmd.Flags().Changed("chart-verify")
+			// Only Landlord's own repository is verified unless asked: a
+			// chart served over https cannot be.
+			if !cmd.Flags().Changed("chart-verify") && strings.HasPrefix(opts.chart.RepositoryURL, "https://") {
+				opts.chart.Verify = false
+			}
 			return run(cmd, opts)
 		},
 	}
@@ -55,12 +66,13 @@ overwritten.`,
 	}
 	cmd.Flags().StringVar(&opts.chart.RepositoryURL, "chart-repository", opts.chart.RepositoryURL, "with --install helm: the chart's repository, oci://… or https://…")
 	cmd.Flags().StringVar(&opts.chart.Version, "chart-version", opts.chart.Version, "with --install helm: the chart's version")
+	cmd.Flags().BoolVar(&opts.chart.Verify, "chart-verify", true, "with --install helm: Flux verifies the chart's signature by Landlord's release workflow (oci:// only)")
 	return cmd
 }
 
 func runInitFleet(cmd *cobra.Command, opts initFleetOptions) error {
 	if opts.chartSet && fleet.Install(opts.install) != fleet.HelmInstall {
-		return errors.New("--chart-repository and --chart-version need --install helm")
+		return errors.New("--chart-repository, --chart-version and --chart-verify need --install helm")
 	}
 	changes, err := fleet.InitFleetWith(opts.dir, fleet.FleetOptions{Clusters: opts.clusters, Install: fleet.Install(opts.install), Chart: opts.chart})
 	if err != nil {

@@ -44,7 +44,42 @@ func TestInitFleetHelmDefaultsToThisRelease(t *testing.T) {
 
 func TestInitFleetChartNeedsHelm(t *testing.T) {
 	_, err := run("init", "fleet", t.TempDir(), "--chart-repository", "oci://registry.example.com/charts")
-	if err == nil || !strings.Contains(err.Error(), "--chart-repository and --chart-version need --install helm") {
+	if err == nil || !strings.Contains(err.Error(), "--chart-repository, --chart-version and --chart-verify need --install helm") {
 		t.Errorf("error %v, want one naming --install helm", err)
+	}
+}
+
+// TestInitFleetChartVerify: an oci:// chart is verified unless told not to;
+// an https:// one cannot be, so it is not unless asked, which is refused.
+func TestInitFleetChartVerify(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		verified bool
+		err      string
+	}{
+		{args: nil, verified: true},
+		{args: []string{"--chart-repository", "oci://mirror.example.com/charts"}, verified: true},
+		{args: []string{"--chart-verify=false"}, verified: false},
+		{args: []string{"--chart-repository", "https://charts.example.com"}, verified: false},
+		{args: []string{"--chart-repository", "https://charts.example.com", "--chart-verify"}, err: "Flux verifies signatures of charts in OCI repositories only"},
+	} {
+		dir := t.TempDir()
+		_, err := run(append([]string{"init", "fleet", dir, "--install", "helm"}, tc.args...)...)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: error %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		source, err := os.ReadFile(filepath.Join(dir, fleet.HelmSourceFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if verified := strings.Contains(string(source), "subject: "+fleet.ReleaseSubject); verified != tc.verified {
+			t.Errorf("%v: source verifies the release's signature: %v, want %v\n%s", tc.args, verified, tc.verified, source)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/fluxcd/pkg/ssa/utils"
@@ -11,7 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/fleet"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
 type installOptions struct {
@@ -40,18 +43,17 @@ unchanged; running it again changes nothing.
 infrastructure/landlord directory.
 
 --flux-lockdown also locks Flux's controllers in flux-system down for
-multi-tenancy: --no-cross-namespace-refs=true on kustomize, helm,
-notification and image controllers, --no-remote-bases=true on
-kustomize-controller, --default-service-account=default on kustomize and
-helm controllers. A Flux that manages itself (flux bootstrap) reverts such
-a change on its next sync: put infrastructure/flux-lockdown, written by
-'landlord init fleet', into its flux-system kustomization.yaml as well.
+multi-tenancy, adding to each Deployment's arguments what it lacks of:
+` + lockdownSettings() + `
+A Flux that manages itself (flux bootstrap) reverts such a change on its
+next sync: put ` + fleet.LockdownComponent + `, written by 'landlord init
+fleet', into its flux-system kustomization.yaml as well.
 
 --wait waits (kstatus, as flux does) until the CRD is established, the controller Deployment is
 available and the webhook configurations have a CA bundle, printing each
 change, and fails after --timeout naming what is not ready.`,
 		Example: `  landlord install --flux-lockdown --wait
-  landlord install --export > fleet/infrastructure/landlord/install.yaml`,
+  landlord install --export > fleet/` + fleet.InstallFile + `   # the file a scaffolded fleet lists`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -126,4 +128,13 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 		return install.Wait(ctx, c, out, objects, opts.timeout)
 	}
 	return nil
+}
+
+// lockdownSettings lists what --flux-lockdown sets, from the table it sets.
+func lockdownSettings() string {
+	var b strings.Builder
+	for _, s := range lockdown.Settings() {
+		fmt.Fprintf(&b, "  %s on %s\n", s.Flag, strings.Join(s.Controllers, ", "))
+	}
+	return b.String()
 }

@@ -9,6 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 )
 
@@ -50,4 +53,64 @@ func writeData(w io.Writer, format string, data any, table func(tw io.Writer)) e
 		return tw.Flush()
 	}
 	return checkOutput(format)
+}
+
+// objectFormats are the values of -o on commands that print Tenants, as
+// kubectl get takes them: jsonpath= is followed by a template.
+var objectFormats = []string{"table", "wide", "yaml", "json", "name", "jsonpath="}
+
+// addObjectOutputFlag registers -o/--output for a command printing Tenants.
+func addObjectOutputFlag(cmd *cobra.Command, format *string) {
+	cmd.Flags().StringVarP(format, "output", "o", "table", "output format: table, wide, yaml, json, name or jsonpath=TEMPLATE (kubectl's JSONPath)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(objectFormats, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+}
+
+// objectPrinter is kubectl's printer of -o name or jsonpath=, nil for the
+// formats writeData prints; a template that does not parse is refused
+// before the cluster is asked anything.
+func objectPrinter(format string) (printers.ResourcePrinter, error) {
+	switch {
+	case format == "name":
+		return &printers.NamePrinter{}, nil
+	case strings.HasPrefix(format, "jsonpath="):
+		p, err := printers.NewJSONPathPrinter(strings.TrimPrefix(format, "jsonpath="))
+		if err != nil {
+			return nil, fmt.Errorf("--output %s: %w", format, err)
+		}
+		// kubectl's default: a field one object lacks prints nothing.
+		p.AllowMissingKeys(true)
+		return p, nil
+	case format == "wide" || slices.Contains(outputFormats, format):
+		return nil, nil
+	}
+	return nil, fmt.Errorf("--output %q: want one of %s", format, strings.Join(objectFormats, ", "))
+}
+
+// writeObject prints obj as format says; table is told whether -o wide
+// asked for more columns.
+func writeObject(w io.Writer, format string, obj runtime.Object, table func(tw io.Writer, wide bool)) error {
+	p, err := objectPrinter(format)
+	if err != nil {
+		return err
+	}
+	if _, byName := p.(*printers.NamePrinter); byName && meta.IsListType(obj) {
+		// kubectl flattens a list for it, which takes one object at a time.
+		items, err := meta.ExtractList(obj)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := p.PrintObj(item, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if p != nil {
+		return p.PrintObj(obj, w)
+	}
+	if format == "wide" {
+		return writeData(w, "table", obj, func(tw io.Writer) { table(tw, true) })
+	}
+	return writeData(w, format, obj, func(tw io.Writer) { table(tw, false) })
 }

@@ -25,8 +25,12 @@ func newTenantGetCommand(kube kubeFlags, run func(*cobra.Command, tenantGetOptio
 		Long: `Show one Tenant: the row 'landlord tenant list' prints, then each of its
 namespaces with where it came from (Platform or SelfService), each source
 with the revision Flux applied and whether it is ready, and its conditions.
--o yaml or json prints the Tenant itself.`,
-		Example:           "  landlord tenant get dev-team\n  landlord tenant get dev-team -o yaml",
+-o wide adds its owners and sources' URLs to the row; -o yaml or json prints
+the Tenant itself, -o name its name as kubectl does, -o jsonpath= what a
+kubectl JSONPath template selects.`,
+		Example: `  landlord tenant get dev-team
+  landlord tenant get dev-team -o yaml
+  landlord tenant get dev-team -o jsonpath='{.status.namespaces[*].name}'`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeTenantNames(kube),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,12 +38,12 @@ with the revision Flux applied and whether it is ready, and its conditions.
 			return run(cmd, opts)
 		},
 	}
-	addOutputFlag(cmd, &opts.output)
+	addObjectOutputFlag(cmd, &opts.output)
 	return cmd
 }
 
 func runTenantGet(cmd *cobra.Command, opts tenantGetOptions) error {
-	if err := checkOutput(opts.output); err != nil {
+	if _, err := objectPrinter(opts.output); err != nil {
 		return err
 	}
 	c, err := opts.kube.client()
@@ -51,16 +55,16 @@ func runTenantGet(cmd *cobra.Command, opts tenantGetOptions) error {
 		return tenantError(err, opts.name)
 	}
 	forOutput(t)
-	return writeData(cmd.OutOrStdout(), opts.output, t, func(tw io.Writer) {
-		writeTenantDetail(tw, t, time.Now())
+	return writeObject(cmd.OutOrStdout(), opts.output, t, func(tw io.Writer, wide bool) {
+		writeTenantDetail(tw, t, time.Now(), wide)
 	})
 }
 
 // writeTenantDetail prints the Tenant's row, then a block each for its
 // namespaces, sources and conditions; blank lines let each align alone.
-func writeTenantDetail(tw io.Writer, t *v1alpha1.Tenant, now time.Time) {
-	fmt.Fprintln(tw, tenantHeader)
-	fmt.Fprintln(tw, tenantRow(t, now))
+func writeTenantDetail(tw io.Writer, t *v1alpha1.Tenant, now time.Time, wide bool) {
+	fmt.Fprintln(tw, tenantHeader(wide))
+	fmt.Fprintln(tw, tenantRow(t, now, wide))
 	if len(t.Status.Namespaces) > 0 {
 		fmt.Fprintln(tw, "\nNAMESPACE\tORIGIN\tREADY\tMESSAGE")
 		for _, ns := range t.Status.Namespaces {

@@ -28,7 +28,15 @@ func TestTenantGet(t *testing.T) {
 		}
 	}
 
-	out, _, err := landlordLive("tenant", "get", "get-a")
+	out, _, err := landlordLive("tenant", "get", "get-a", "-o", "jsonpath={.status.namespaces[*].name}")
+	if err != nil || out != "get-a-apps get-a-jobs" {
+		t.Errorf("-o jsonpath: %q, %v; want the namespaces", out, err)
+	}
+	out, _, err = landlordLive("tenant", "get", "get-a", "-o", "name")
+	if err != nil || out != "tenant.landlord.dev/get-a\n" {
+		t.Errorf("-o name: %q, %v", out, err)
+	}
+	out, _, err = landlordLive("tenant", "get", "get-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +98,7 @@ func TestTenantGetErrors(t *testing.T) {
 		want string
 	}{
 		"unknown tenant": {[]string{"tenant", "get", "nobody"}, "tenant nobody not found: 'landlord tenant list' shows the tenants"},
-		"bad output":     {[]string{"tenant", "get", "nobody", "-o", "wide"}, `--output "wide": want one of table, yaml, json`},
+		"bad output":     {[]string{"tenant", "get", "nobody", "-o", "xml"}, `--output "xml": want one of table, wide, yaml, json, name, jsonpath=`},
 		"no name":        {[]string{"tenant", "get"}, "accepts 1 arg(s), received 0"},
 	} {
 		t.Run(name, func(t *testing.T) {

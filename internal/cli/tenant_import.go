@@ -37,7 +37,8 @@ ref and the Kustomization's path, interval, prune, timeout, target
 namespace, dependencies, decryption and substituted variables.
 
 Each Tenant is printed as YAML under a comment naming the fleet directory
-Flux applies it from, or with -o DIR written to DIR/<that directory>/<tenant>.yaml.
+Flux applies it from, or with --output-dir DIR written to
+DIR/<that directory>/<tenant>.yaml.
 What does not map is printed on stderr as FILE:LINE: MESSAGE, among it: a
 RoleBinding to cluster-admin (the Tenant's reconciler holds the default
 tenant role instead), the Flux impersonation user flux create tenant binds,
@@ -47,7 +48,7 @@ objects in the tenant's namespaces, HelmReleases a tenant's account runs.
 Review both, then replace the hand-made objects with the Tenants in one
 pull request.`,
 		Example: `  landlord tenant import ./fleet
-  landlord tenant import ./fleet -o ./fleet-tenants`,
+  landlord tenant import ./fleet --output-dir ./fleet-tenants`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = "."
@@ -57,7 +58,7 @@ pull request.`,
 			return run(cmd, opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.outDir, "output-dir", "o", "", "write each Tenant to DIR/<fleet directory>/<tenant>.yaml instead of printing it")
+	cmd.Flags().StringVar(&opts.outDir, "output-dir", "", "write each Tenant to DIR/<fleet directory>/<tenant>.yaml instead of printing it")
 	return cmd
 }
 

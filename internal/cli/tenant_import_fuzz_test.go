@@ -27,7 +27,7 @@ const (
 	importGrace = 5 * time.Second
 )
 
-// FuzzImport runs landlord tenant import -o DIR on a hostile fleet written
+// FuzzImport runs landlord tenant import --output-dir DIR on a hostile fleet written
 // from the input by hostilerepo's machine: hand-made tenants whose labels,
 // accounts and namespaces climb out (../), are absolute, hold NUL or are
 // too long, symlinks out of the fleet, and DIR itself planted with
@@ -61,7 +61,7 @@ func FuzzImport(f *testing.F) {
 				}
 			}
 			cmd := cli.NewRootCommand()
-			cmd.SetArgs([]string{"tenant", "import", tree.Fleet, "-o", tree.Out})
+			cmd.SetArgs([]string{"tenant", "import", tree.Fleet, "--output-dir", tree.Out})
 			cmd.SetOut(&stdout)
 			cmd.SetErr(&stderr)
 			return cmd.ExecuteContext(ctx)
@@ -72,7 +72,7 @@ func FuzzImport(f *testing.F) {
 		after := hostilerepo.Snapshot(top)
 		out, _ := filepath.Rel(top, tree.Out)
 		if changes := hostilerepo.Changes(before, after, out); len(changes) > 0 {
-			t.Fatalf("tenant import -o %s changed what is outside it:\n%s", out, strings.Join(changes, "\n"))
+			t.Fatalf("tenant import --output-dir %s changed what is outside it:\n%s", out, strings.Join(changes, "\n"))
 		}
 		written := hostilerepo.Changes(before, after)
 		for what, text := range map[string]string{"output": stdout.String(), "messages": stderr.String(), "error": fmt.Sprint(err)} {

@@ -127,7 +127,7 @@ func TestImportedTenantsProvisionTheHandMadeFleet(t *testing.T) {
 	t.Parallel()
 	startLandlord(t)
 	out := t.TempDir()
-	if code, _, stderr := execute("tenant", "import", handMadeFleet, "-o", out); code != 0 {
+	if code, _, stderr := execute("tenant", "import", handMadeFleet, "--output-dir", out); code != 0 {
 		t.Fatalf("tenant import: exit code %d: %s", code, stderr)
 	}
 	for _, name := range []string{"team1", "team2"} {
@@ -261,7 +261,7 @@ func TestTenantImportWritesOnlyInsideItsDirectory(t *testing.T) {
 		}
 	}
 	out := filepath.Join(work, "out", "tenants")
-	code, _, stderr := execute("tenant", "import", fleetDir, "-o", out)
+	code, _, stderr := execute("tenant", "import", fleetDir, "--output-dir", out)
 	if code == 0 || !strings.Contains(stderr, `tenant name "../../../escaped"`) || !strings.Contains(stderr, "nothing imported") {
 		t.Errorf("exit code %d, stderr %q: want a refusal naming the tenant name", code, stderr)
 	}

@@ -27,20 +27,25 @@ func newTenantListCommand(kube kubeFlags, run func(*cobra.Command, tenantListOpt
 		Short: "List the tenants with their namespaces, readiness and revision",
 		Long: `List the cluster's Tenants: their namespaces, the status and message of
 their Ready condition, the revisions Flux applied of their sources and their
-age. -o yaml or json prints the Tenants themselves.`,
-		Example:           "  landlord tenant list\n  landlord tenant list -o json",
+age; -o wide adds their owners and sources' URLs. -o yaml or json prints the
+Tenants themselves, -o name their names as kubectl does, -o jsonpath= what a
+kubectl JSONPath template selects.`,
+		Example: `  landlord tenant list
+  landlord tenant list -o wide
+  landlord tenant list -o json
+  landlord tenant list -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.status.namespaces[*].name}{"\n"}{end}'`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd, opts)
 		},
 	}
-	addOutputFlag(cmd, &opts.output)
+	addObjectOutputFlag(cmd, &opts.output)
 	return cmd
 }
 
 func runTenantList(cmd *cobra.Command, opts tenantListOptions) error {
-	if err := checkOutput(opts.output); err != nil {
+	if _, err := objectPrinter(opts.output); err != nil {
 		return err
 	}
 	c, err := opts.kube.client()
@@ -56,7 +61,7 @@ func runTenantList(cmd *cobra.Command, opts tenantListOptions) error {
 	} else if err != nil {
 		return tenantError(err, "")
 	}
-	if opts.output == "table" && len(list.Items) == 0 {
+	if (opts.output == "table" || opts.output == "wide") && len(list.Items) == 0 {
 		// As kubectl does: stdout stays empty, stderr tells the human.
 		fmt.Fprintln(cmd.ErrOrStderr(), "no tenants found")
 		return nil
@@ -66,21 +71,27 @@ func runTenantList(cmd *cobra.Command, opts tenantListOptions) error {
 		forOutput(&list.Items[i])
 	}
 	now := time.Now()
-	return writeData(cmd.OutOrStdout(), opts.output, list, func(tw io.Writer) {
-		fmt.Fprintln(tw, tenantHeader)
+	return writeObject(cmd.OutOrStdout(), opts.output, list, func(tw io.Writer, wide bool) {
+		fmt.Fprintln(tw, tenantHeader(wide))
 		for i := range list.Items {
-			fmt.Fprintln(tw, tenantRow(&list.Items[i], now))
+			fmt.Fprintln(tw, tenantRow(&list.Items[i], now, wide))
 		}
 	})
 }
 
-// tenantHeader heads the rows of list and get.
-const tenantHeader = "NAME\tNAMESPACES\tREADY\tREVISION\tMESSAGE\tAGE"
+// tenantHeader heads the rows of list and get; wide adds owners and sources.
+func tenantHeader(wide bool) string {
+	header := "NAME\tNAMESPACES\tREADY\tREVISION\tMESSAGE\tAGE"
+	if wide {
+		header += "\tOWNERS\tSOURCES"
+	}
+	return header
+}
 
 // tenantRow is a Tenant's line in list and get, read as 'flux get ks' is:
 // its Ready condition as recorded, or while it is deleted the finalizer's
 // progress.
-func tenantRow(t *v1alpha1.Tenant, now time.Time) string {
+func tenantRow(t *v1alpha1.Tenant, now time.Time, wide bool) string {
 	namespaces := make([]string, 0, len(t.Status.Namespaces))
 	for _, ns := range t.Status.Namespaces {
 		namespaces = append(namespaces, ns.Name)
@@ -101,10 +112,29 @@ func tenantRow(t *v1alpha1.Tenant, now time.Time) string {
 			message = "deleting: " + rec.Message
 		}
 	}
-	return strings.Join([]string{
+	cells := []string{
 		t.Name, orNone(strings.Join(namespaces, ",")), status, orNone(strings.Join(revisions, ",")),
 		oneLine(message), age(t.CreationTimestamp.Time, now),
-	}, "\t")
+	}
+	if wide {
+		owners := make([]string, len(t.Spec.Owners))
+		for i, o := range t.Spec.Owners {
+			owners[i] = o.Kind + ":" + o.Name
+			if o.Namespace != "" {
+				owners[i] = o.Kind + ":" + o.Namespace + "/" + o.Name
+			}
+		}
+		var sources []string
+		for _, src := range t.Spec.Sources {
+			if src.Git != nil {
+				sources = append(sources, src.Git.URL)
+			} else {
+				sources = append(sources, src.Name)
+			}
+		}
+		cells = append(cells, orNone(strings.Join(owners, ",")), orNone(strings.Join(sources, ",")))
+	}
+	return strings.Join(cells, "\t")
 }
 
 // forOutput readies a Tenant read from the API for -o yaml|json: the typed

@@ -99,6 +99,27 @@ func TestTenantCreateList(t *testing.T) {
 			t.Errorf("-o %s: kind %q, items %d, want a TenantList with list-a", format, list.Kind, len(list.Items))
 		}
 	}
+
+	// As kubectl get: -o wide adds columns, -o name prints KIND.GROUP/NAME,
+	// -o jsonpath= what the template selects.
+	out, _, err = landlordLive("tenant", "list", "-o", "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header := strings.Join(strings.Fields(strings.SplitN(out, "\n", 2)[0]), " "); header != "NAME NAMESPACES READY REVISION MESSAGE AGE OWNERS SOURCES" {
+		t.Errorf("-o wide header = %s", header)
+	}
+	if row := tableRow(t, out, "list-a"); len(row) < 8 || row[len(row)-1] != "<none>" || row[len(row)-2] != "<none>" {
+		t.Errorf("-o wide row = %v, want no owners and no sources", row)
+	}
+	out, _, err = landlordLive("tenant", "list", "-o", "name")
+	if err != nil || !strings.Contains(out, "tenant.landlord.dev/list-a\n") {
+		t.Errorf("-o name: %v\n%s", err, out)
+	}
+	out, _, err = landlordLive("tenant", "list", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.namespaces[*].name}{"\n"}{end}`)
+	if err != nil || !strings.Contains(out, "list-a=list-a-apps list-a-jobs\n") {
+		t.Errorf("-o jsonpath: %v\n%s", err, out)
+	}
 }
 
 func containsTenant(items []v1alpha1.Tenant, name string) bool {
@@ -189,8 +210,12 @@ func TestTenantListErrors(t *testing.T) {
 	t.Parallel()
 	startCluster(t)
 	_, _, err := landlordLive("tenant", "list", "-o", "xml")
-	if want := `--output "xml": want one of table, yaml, json`; err == nil || err.Error() != want {
+	if want := `--output "xml": want one of table, wide, yaml, json, name, jsonpath=`; err == nil || err.Error() != want {
 		t.Errorf("-o xml: err = %v, want %s", err, want)
+	}
+	_, _, err = landlordLive("tenant", "list", "-o", "jsonpath={.items[")
+	if want := `--output jsonpath={.items[:`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("-o jsonpath with a broken template: err = %v, want %s…", err, want)
 	}
 }
 

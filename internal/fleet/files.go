@@ -23,12 +23,17 @@ const (
 	Created   Action = "created"
 	Updated   Action = "updated"
 	Unchanged Action = "unchanged"
+	// Kept is a file of Landlord's that was edited by hand: left as it is,
+	// with a note of what it lacks.
+	Kept Action = "kept"
 )
 
 // Change is one file written, or found identical, below the repository root.
 type Change struct {
 	Path   string
 	Action Action
+	// Note says why a file was kept.
+	Note string
 }
 
 // file is one file to write, its path relative to the repository root.
@@ -38,6 +43,10 @@ type file struct {
 	// merged files (kustomization.yaml read, changed and written back) may
 	// replace what is there; the others must be absent or identical.
 	merged bool
+	// previous is what Landlord wrote here before, which it may replace;
+	// a file matching neither is kept, noted with handEdited.
+	previous   []byte
+	handEdited string
 }
 
 // writeFiles checks every file before writing any, so that a refusal leaves
@@ -53,14 +62,16 @@ func writeFiles(root string, files []file) ([]Change, error) {
 			return nil, err
 		case bytes.Equal(old, f.data):
 			changes = append(changes, Change{Path: f.path, Action: Unchanged})
-		case f.merged:
+		case f.merged || (f.previous != nil && bytes.Equal(old, f.previous)):
 			changes = append(changes, Change{Path: f.path, Action: Updated})
+		case f.handEdited != "":
+			changes = append(changes, Change{Path: f.path, Action: Kept, Note: f.handEdited})
 		default:
 			return nil, fmt.Errorf("%s exists with different content: refusing to overwrite it", filepath.Join(root, f.path))
 		}
 	}
 	for i, f := range files {
-		if changes[i].Action == Unchanged {
+		if changes[i].Action == Unchanged || changes[i].Action == Kept {
 			continue
 		}
 		path := filepath.Join(root, f.path)

@@ -469,3 +469,67 @@ func landlordCRDs(crds []*apiextensionsv1.CustomResourceDefinition) []string {
 	}
 	return names
 }
+
+// TestInitFleetAddsClusters: run again with more clusters, init fleet adds
+// them and updates its own README; a README edited by hand is kept and
+// reported, not overwritten nor a reason to refuse the rest.
+func TestInitFleetAddsClusters(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := fleet.InitFleet(dir, []string{"staging", "production"}, fleet.FullInstall); err != nil {
+		t.Fatal(err)
+	}
+	actions := func(changes []fleet.Change) map[string]string {
+		got := map[string]string{}
+		for _, c := range changes {
+			if c.Action != fleet.Unchanged {
+				got[c.Path] = string(c.Action) + " " + c.Note
+			}
+		}
+		return got
+	}
+	changes, err := fleet.InitFleet(dir, []string{"qa"}, fleet.FullInstall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"README.md":                       "updated ",
+		"clusters/qa/infrastructure.yaml": "created ",
+		"clusters/qa/tenants.yaml":        "created ",
+		"tenants/qa/kustomization.yaml":   "created ",
+	}
+	if got := actions(changes); !reflect.DeepEqual(got, want) {
+		t.Errorf("adding qa: %v, want %v", got, want)
+	}
+	readme := filepath.Join(dir, "README.md")
+	if readme := read(t, readme); !strings.Contains(readme, "for the clusters staging, production, qa.") {
+		t.Errorf("README.md does not list the three clusters:\n%s", readme)
+	}
+
+	edited := strings.Replace(read(t, readme), "# Fleet", "# Our fleet", 1)
+	write(t, readme, edited)
+	changes, err = fleet.InitFleet(dir, []string{"dev"}, fleet.FullInstall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{
+		"README.md":                        "kept edited by hand; it should list the clusters staging, production, qa, dev",
+		"clusters/dev/infrastructure.yaml": "created ",
+		"clusters/dev/tenants.yaml":        "created ",
+		"tenants/dev/kustomization.yaml":   "created ",
+	}
+	if got := actions(changes); !reflect.DeepEqual(got, want) {
+		t.Errorf("adding dev beside an edited README: %v, want %v", got, want)
+	}
+	if got := read(t, readme); got != edited {
+		t.Errorf("the edited README was rewritten:\n%s", got)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

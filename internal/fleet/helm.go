@@ -19,14 +19,22 @@ import (
 // DefaultChartRepository is where the release workflow pushes the chart.
 const DefaultChartRepository = "oci://ghcr.io/landlord-dev/charts"
 
+// The identity that signs the released image, chart and CLI checksums: the
+// release workflow running for a tag of landlord-dev/landlord, as Fulcio
+// records it. Regular expressions, as cosign and Flux match them.
+const (
+	ReleaseIssuer  = `^https://token\.actions\.githubusercontent\.com$`
+	ReleaseSubject = `^https://github\.com/landlord-dev/landlord/\.github/workflows/release\.yaml@refs/tags/v.+$`
+)
+
 // LandlordChart is Landlord's chart at the release this binary carries,
-// from DefaultChartRepository.
+// from DefaultChartRepository, verified.
 func LandlordChart() (Chart, error) {
 	chart, err := charts.Chart()
 	if err != nil {
 		return Chart{}, err
 	}
-	return Chart{Name: chart.Name, RepositoryURL: DefaultChartRepository, Version: chart.Version}, nil
+	return Chart{Name: chart.Name, RepositoryURL: DefaultChartRepository, Version: chart.Version, Verify: true}, nil
 }
 
 // Where the infrastructure keeps Landlord's HelmRelease and its source.
@@ -113,12 +121,27 @@ func chartSource(chart Chart) (any, helmv2.CrossNamespaceSourceReference, error)
 				// The chart's own layer, as helm push writes it.
 				LayerSelector: &sourcev1.OCILayerSelector{MediaType: "application/vnd.cncf.helm.chart.content.v1.tar+gzip", Operation: sourcev1.OCILayerCopy},
 				Interval:      metav1.Duration{Duration: time.Hour},
+				Verify:        releaseVerification(chart.Verify),
 			},
 		}, helmv2.CrossNamespaceSourceReference{Kind: sourcev1.OCIRepositoryKind, Name: chart.Name}, nil
+	case strings.HasPrefix(chart.RepositoryURL, "https://") && chart.Verify:
+		return nil, helmv2.CrossNamespaceSourceReference{}, fmt.Errorf("chart repository %q: Flux verifies signatures of charts in OCI repositories only; use an oci://… repository or do without verification", chart.RepositoryURL)
 	case strings.HasPrefix(chart.RepositoryURL, "https://"):
 		repo := helmRepository(chart)
 		repo.Namespace = FluxNamespace
 		return repo, helmv2.CrossNamespaceSourceReference{Kind: sourcev1.HelmRepositoryKind, Name: chart.Name}, nil
 	}
 	return nil, helmv2.CrossNamespaceSourceReference{}, fmt.Errorf("chart repository %q: want oci://… or https://…", chart.RepositoryURL)
+}
+
+// releaseVerification has source-controller refuse a chart that Landlord's
+// release workflow did not sign.
+func releaseVerification(verify bool) *sourcev1.OCIRepositoryVerification {
+	if !verify {
+		return nil
+	}
+	return &sourcev1.OCIRepositoryVerification{
+		Provider:          "cosign",
+		MatchOIDCIdentity: []sourcev1.OIDCIdentityMatch{{Issuer: ReleaseIssuer, Subject: ReleaseSubject}},
+	}
 }

@@ -1,8 +1,14 @@
 package fleet
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,7 +99,11 @@ func InitFleetWith(dir string, opts FleetOptions) ([]Change, error) {
 		seen[c] = true
 	}
 
-	files := []file{{path: "README.md", data: []byte(fleetReadme(clusters, opts.Install))}}
+	readme, err := fleetReadmeFile(dir, clusters, opts.Install)
+	if err != nil {
+		return nil, err
+	}
+	files := []file{readme}
 	add := func(f file, err error) error {
 		files = append(files, f)
 		return err
@@ -266,23 +276,13 @@ func lockdownComponent() *types.Kustomization {
 	k.Kind = types.ComponentKind
 	k.FixKustomization()
 	// One patch per flag, on every controller that needs it.
-	var flags []lockdown.Flag
-	controllers := map[lockdown.Flag][]string{}
-	for _, c := range lockdown.Controllers {
-		for _, f := range c.Flags {
-			if controllers[f] == nil {
-				flags = append(flags, f)
-			}
-			controllers[f] = append(controllers[f], c.Name)
-		}
-	}
-	for _, f := range flags {
-		names := strings.Join(controllers[f], "|")
-		if len(controllers[f]) > 1 {
+	for _, setting := range lockdown.Settings() {
+		names := strings.Join(setting.Controllers, "|")
+		if len(setting.Controllers) > 1 {
 			names = "(" + names + ")"
 		}
 		k.Patches = append(k.Patches, types.Patch{
-			Patch:  fmt.Sprintf("- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: %s\n", f),
+			Patch:  fmt.Sprintf("- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: %s\n", setting.Flag),
 			Target: &types.Selector{ResId: resIDKindName("Deployment", names)},
 		})
 	}
@@ -294,6 +294,38 @@ func lockdownComponent() *types.Kustomization {
 		}},
 	})
 	return k
+}
+
+// readmeClusters finds the clusters a fleet's README lists.
+var readmeClusters = regexp.MustCompile("(?m)^Scaffolded by `landlord init fleet` for the clusters (.+)\\.$")
+
+// fleetReadmeFile is the fleet's README listing its clusters: those the
+// README there lists, then the new ones. A README that is not what Landlord
+// wrote for the clusters it lists was edited by hand, and is kept.
+func fleetReadmeFile(dir string, clusters []string, install Install) (file, error) {
+	old, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return file{path: "README.md", data: []byte(fleetReadme(clusters, install))}, nil
+	}
+	if err != nil {
+		return file{}, err
+	}
+	var listed []string
+	if m := readmeClusters.FindSubmatch(old); m != nil {
+		listed = strings.Split(string(m[1]), ", ")
+	}
+	all := slices.Clone(listed)
+	for _, c := range clusters {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	return file{
+		path:       "README.md",
+		data:       []byte(fleetReadme(all, install)),
+		previous:   []byte(fleetReadme(listed, install)),
+		handEdited: "edited by hand; it should list the clusters " + strings.Join(all, ", "),
+	}, nil
 }
 
 func fleetReadme(clusters []string, install Install) string {

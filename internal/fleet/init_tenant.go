@@ -25,6 +25,10 @@ type Chart struct {
 	// Version is the semver range production installs; staging also takes
 	// its pre-releases.
 	Version string
+	// Verify has Flux check the chart's keyless cosign signature by
+	// Landlord's release workflow before installing it; only an oci://
+	// repository can be verified.
+	Verify bool
 }
 
 // Podinfo is the default example application.

@@ -102,6 +102,31 @@ var Controllers = []Controller{
 }
 
 // Args are the flags of the named controller as command-line arguments.
+// Setting is one flag of the lockdown and the controllers that take it.
+type Setting struct {
+	Flag        Flag
+	Controllers []string
+}
+
+// Settings are the lockdown by flag, in the order Controllers first names
+// each: what a patch per flag sets, or a help text lists.
+func Settings() []Setting {
+	var settings []Setting
+	index := map[Flag]int{}
+	for _, c := range Controllers {
+		for _, f := range c.Flags {
+			i, ok := index[f]
+			if !ok {
+				i = len(settings)
+				index[f] = i
+				settings = append(settings, Setting{Flag: f})
+			}
+			settings[i].Controllers = append(settings[i].Controllers, c.Name)
+		}
+	}
+	return settings
+}
+
 func Args(controller string) []string {
 	var args []string
 	for _, c := range Controllers {
