@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -113,4 +114,30 @@ func writeObject(w io.Writer, format string, obj runtime.Object, table func(tw i
 		return writeData(w, "table", obj, func(tw io.Writer) { table(tw, true) })
 	}
 	return writeData(w, format, obj, func(tw io.Writer) { table(tw, false) })
+}
+
+// Values of --dry-run, as kubectl names them; client is what --export does.
+const (
+	dryRunNone   = "none"
+	dryRunServer = "server"
+)
+
+// addDryRunFlag registers --dry-run on a command that writes to the cluster.
+func addDryRunFlag(cmd *cobra.Command, mode *string) {
+	cmd.Flags().StringVar(mode, "dry-run", dryRunNone, "server: send every write with dryRun=All, so that the API server, its admission and Landlord's guard judge it and nothing is stored; none: write")
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{dryRunNone, dryRunServer}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// dryRun checks --dry-run and says whether it asks for a server dry run;
+// waiting for what a dry run never stores would never end.
+func dryRun(mode string, wait bool) (bool, error) {
+	switch {
+	case mode == dryRunNone:
+		return false, nil
+	case mode != dryRunServer:
+		return false, fmt.Errorf("--dry-run %q: want %s or %s (--export prints what would be sent)", mode, dryRunNone, dryRunServer)
+	case wait:
+		return false, errors.New("--wait waits for what --dry-run=server does not store: use one or the other")
+	}
+	return true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -48,6 +50,7 @@ type tenantCreateOptions struct {
 	render      bool
 	// Live apply only.
 	forceConflicts bool
+	dryRun         string
 	wait           bool
 	timeout        time.Duration
 	timeoutSet     bool
@@ -84,7 +87,9 @@ create, for clusters without it.`,
     --git-url https://git.example.com/org/dev-team --branch main \
     --env staging=./staging,production=./production \
     --var CLUSTER_DOMAIN=example.com --quota requests.cpu=4,pods=50 \
-    --export --fleet ./fleet`,
+    --export --fleet ./fleet
+
+  landlord tenant create dev-team --namespace apps --dry-run=server   # what the API server and the guard say, nothing stored`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
@@ -113,6 +118,7 @@ create, for clusters without it.`,
 	f.StringVar(&opts.fleet, "fleet", "", "fleet repository to write the Tenant into (with --export)")
 	f.BoolVar(&opts.render, "render", false, "print the objects the Tenant creates, as YAML")
 	f.BoolVar(&opts.forceConflicts, "force-conflicts", false, "take over fields another manager set to other values")
+	addDryRunFlag(cmd, &opts.dryRun)
 	f.BoolVar(&opts.wait, "wait", false, "wait until the Tenant is Ready")
 	f.DurationVar(&opts.timeout, "timeout", defaultWaitTimeout, "how long --wait waits")
 	return cmd
@@ -127,6 +133,8 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		return none, nil, errors.New("set at most one of --export (the Tenant as YAML) or --render (the objects it creates); neither applies it to the cluster")
 	case (o.export || o.render) && (o.wait || o.forceConflicts):
 		return none, nil, errors.New("--wait and --force-conflicts apply to the cluster: drop --export and --render to use them")
+	case o.dryRun != dryRunNone && (o.export || o.render):
+		return none, nil, errors.New("--dry-run=server asks the cluster; --export and --render do not: use one or the other")
 	case o.timeoutSet && !o.wait:
 		return none, nil, errors.New("--timeout needs --wait")
 	case o.timeout <= 0:
@@ -141,6 +149,12 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		return none, nil, errors.New("--adopted needs --render: on a cluster the controller finds the namespaces the tenant created")
 	case o.defaults != "" && !o.render:
 		return none, nil, errors.New("--tenant-defaults needs --render: on a cluster the controller applies its own")
+	}
+	if err := checkTenantName(o.name); err != nil {
+		return none, nil, err
+	}
+	if u, ok := sshURL(o.gitURL); ok {
+		return none, nil, fmt.Errorf("--git-url %q: an scp-style address is not a URL, which Flux needs: write it %s", o.gitURL, u)
 	}
 	ref := v1alpha1.GitRef{Branch: o.branch, Tag: o.tag, SemVer: o.semver}
 	needGit := []struct {
@@ -190,6 +204,57 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 		Owners:      owners,
 		SelfService: selfService,
 	}, envs, nil
+}
+
+// checkTenantName refuses a NAME that is no DNS label in the user's terms,
+// before the fields it would fill (the Tenant's name, its first source's)
+// each say so in the schema's.
+func checkTenantName(name string) error {
+	if len(validation.IsDNS1123Label(name)) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("NAME %q: want a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most %d characters", name, validation.DNS1123LabelMaxLength)
+	if label := asLabel(name); label != "" {
+		msg += fmt.Sprintf(", such as %s", label)
+	}
+	return errors.New(msg)
+}
+
+// asLabel is the DNS label closest to s: lowercase, '-' for what a label
+// cannot hold, trimmed to length; empty when nothing is left.
+func asLabel(s string) string {
+	label := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, s)
+	if len(label) > validation.DNS1123LabelMaxLength {
+		label = label[:validation.DNS1123LabelMaxLength]
+	}
+	return strings.Trim(label, "-")
+}
+
+// scpAddress is git's [user@]host:path, which is not a URL.
+var scpAddress = regexp.MustCompile(`^(?:([A-Za-z0-9._~-]+)@)?([A-Za-z0-9.-]+):([^/\\].*)$`)
+
+// sshURL is the ssh:// URL of an scp-style address, and whether it was one.
+func sshURL(addr string) (string, bool) {
+	if strings.Contains(addr, "://") {
+		return "", false
+	}
+	m := scpAddress.FindStringSubmatch(addr)
+	if m == nil {
+		return "", false
+	}
+	user := ""
+	if m[1] != "" {
+		user = m[1] + "@"
+	}
+	return "ssh://" + user + m[2] + "/" + m[3], true
 }
 
 // fieldFlags are the flags, or the NAME argument, that set each field of
@@ -307,10 +372,17 @@ func printRender(w io.Writer, t *v1alpha1.Tenant, h render.Holdings) error {
 // applyTenant server-side applies the Tenant as --export prints it, says
 // whether that created or changed it, and with --wait waits for Ready.
 func applyTenant(cmd *cobra.Command, opts tenantCreateOptions, t *v1alpha1.Tenant) error {
+	dry, err := dryRun(opts.dryRun, opts.wait)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	c, err := opts.kube.client()
 	if err != nil {
 		return err
+	}
+	if dry {
+		c = client.NewDryRunClient(c)
 	}
 	before := &v1alpha1.Tenant{}
 	err = c.Get(ctx, client.ObjectKeyFromObject(t), before)
@@ -347,20 +419,19 @@ func applyTenant(cmd *cobra.Command, opts tenantCreateOptions, t *v1alpha1.Tenan
 		return tenantError(err, "")
 	}
 
-	after := &v1alpha1.Tenant{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(t), after); err != nil {
-		return tenantError(err, t.Name)
-	}
-	// The generation moves with the spec alone, not with the status the
-	// controller may write meanwhile.
+	// The apply's answer, which a dry run's is too: the generation moves
+	// with the spec alone, not with the status the controller may write.
 	verb := "created"
 	if existed {
 		verb = "configured"
-		if after.Generation == before.Generation {
+		if u.GetGeneration() == before.Generation {
 			verb = "unchanged"
 		}
 	}
 	out := cmd.OutOrStdout()
+	if dry {
+		verb += " (server dry run)"
+	}
 	fmt.Fprintf(out, "tenant/%s %s\n", t.Name, verb)
 	if !opts.wait {
 		return nil

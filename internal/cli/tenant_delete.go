@@ -23,6 +23,7 @@ type tenantDeleteOptions struct {
 	wait       bool
 	timeout    time.Duration
 	timeoutSet bool
+	dryRun     string
 }
 
 func newTenantDeleteCommand(kube kubeFlags, run func(*cobra.Command, tenantDeleteOptions) error) *cobra.Command {
@@ -41,7 +42,7 @@ func newTenantDeleteCommand(kube kubeFlags, run func(*cobra.Command, tenantDelet
 The Landlord controller does this before it lets the Tenant go. --wait
 follows it, printing each stage and the namespaces left, until the Tenant is
 gone.`,
-		Example:           "  landlord tenant delete dev-team --wait",
+		Example:           "  landlord tenant delete dev-team --dry-run=server\n  landlord tenant delete dev-team --wait",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeTenantNames(kube),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,6 +53,7 @@ gone.`,
 	}
 	cmd.Flags().BoolVar(&opts.wait, "wait", false, "wait until the Tenant is gone")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", defaultWaitTimeout, "how long --wait waits")
+	addDryRunFlag(cmd, &opts.dryRun)
 	return cmd
 }
 
@@ -62,10 +64,17 @@ func runTenantDelete(cmd *cobra.Command, opts tenantDeleteOptions) error {
 	case opts.timeout <= 0:
 		return fmt.Errorf("--timeout %s: must be positive", opts.timeout)
 	}
+	dry, err := dryRun(opts.dryRun, opts.wait)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	c, err := opts.kube.client()
 	if err != nil {
 		return err
+	}
+	if dry {
+		c = client.NewDryRunClient(c)
 	}
 	t := &v1alpha1.Tenant{}
 	if err := c.Get(ctx, client.ObjectKey{Name: opts.name}, t); err != nil {
@@ -76,6 +85,10 @@ func runTenantDelete(cmd *cobra.Command, opts tenantDeleteOptions) error {
 		// The UID precondition spares a Tenant recreated under the same name.
 		if err := c.Delete(ctx, t, client.Preconditions{UID: &t.UID}); err != nil {
 			return tenantError(err, opts.name)
+		}
+		if dry {
+			fmt.Fprintf(out, "tenant/%s would be marked for deletion (server dry run; %s)\n", t.Name, policyEffect(t))
+			return nil
 		}
 		fmt.Fprintf(out, "tenant/%s marked for deletion (%s)\n", t.Name, policyEffect(t))
 	} else {

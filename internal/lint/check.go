@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -156,7 +158,8 @@ func (l *linter) buildAll(ctx context.Context, r *repo) []*unit {
 			}
 		}
 		if !inner {
-			l.add(r.finding(RuleBuild, k.file, errorLine(k, u.err.Error()), u.err.Error()))
+			file, line := r.buildErrorAt(k, u.err.Error())
+			l.add(r.finding(RuleBuild, file, line, u.err.Error()))
 		}
 		return true
 	}
@@ -208,6 +211,23 @@ func (l *linter) listed(r *repo, dir string) *unit {
 }
 
 // errorLine is the line of the entry of k a build error names, else 1.
+// brokenYAML is kustomize's report of a file it could not parse, naming it
+// relative to the kustomization that lists it.
+var brokenYAML = regexp.MustCompile(`MalformedYAMLError: yaml: line (\d+): .*? in File: (\S+)`)
+
+// buildErrorAt is where a build error of k points: the file kustomize could
+// not parse, at the parser's line; else the entry of k the message names.
+func (r *repo) buildErrorAt(k *kustomization, msg string) (string, int) {
+	if m := brokenYAML.FindStringSubmatch(msg); m != nil {
+		file := path.Join(k.dir, m[2])
+		if _, err := r.stat(file); err == nil {
+			line, _ := strconv.Atoi(m[1])
+			return file, line
+		}
+	}
+	return k.file, errorLine(k, msg)
+}
+
 func errorLine(k *kustomization, msg string) int {
 	line, longest := 1, 0
 	for _, e := range entries(k.node) {
