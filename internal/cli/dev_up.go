@@ -50,4 +50,3 @@ it started.`,
 	cmd.Flags().BoolVar(&opts.node, "node", false, "also run one node (containerd, kubelet, kube-proxy, a NetworkPolicy enforcer) and kube-scheduler")
 	return cmd
 }
-
