@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/secret"
@@ -28,6 +29,7 @@ type secretGitOptions struct {
 	passwordStdin  bool
 	ageRecipients  []string
 	export         bool
+	dryRun         string
 }
 
 func newSecretGitCommand(kube kubeFlags) *cobra.Command {
@@ -77,6 +79,7 @@ Without --export the Secret is applied to the cluster, unencrypted.`,
 	f.BoolVar(&opts.passwordStdin, "password-stdin", false, "read the password or token for HTTPS from stdin")
 	f.StringSliceVar(&opts.ageRecipients, "age-recipient", nil, "age public key (age1…) to encrypt for with --export; repeatable")
 	f.BoolVar(&opts.export, "export", false, "print the Secret encrypted with SOPS instead of applying it")
+	addDryRunFlag(cmd, &opts.dryRun)
 	_ = cmd.MarkFlagFilename("private-key-file")
 	_ = cmd.MarkFlagFilename("known-hosts-file")
 	return cmd
@@ -128,8 +131,13 @@ func (o secretGitOptions) validate() error {
 		return errors.New("--export needs --age-recipient: the exported Secret is encrypted with SOPS for those age public keys")
 	case !o.export && len(o.ageRecipients) > 0:
 		return errors.New("--age-recipient needs --export: without it the Secret is applied to the cluster, not encrypted")
+	case o.dryRun != dryRunNone && o.export:
+		return errors.New("--dry-run=server asks the cluster; --export does not: use one or the other")
+	case o.dryRun != dryRunNone && o.generateSSH:
+		return errors.New("--generate-ssh with --dry-run=server would print a deploy key that no Secret holds: use --private-key-file")
 	}
-	return nil
+	_, err = dryRun(o.dryRun, false)
+	return err
 }
 
 func runSecretGit(cmd *cobra.Command, opts secretGitOptions) error {
@@ -159,7 +167,7 @@ func runSecretGit(cmd *cobra.Command, opts secretGitOptions) error {
 		if _, err := out.Write(data); err != nil {
 			return err
 		}
-	} else if err := applySecret(cmd, opts.kube, s); err != nil {
+	} else if err := applySecret(cmd, opts.kube, s, opts.dryRun == dryRunServer); err != nil {
 		return err
 	}
 	if public != nil {
@@ -206,14 +214,18 @@ func (o secretGitOptions) gitAuth(stdin io.Reader) (secret.GitAuth, []byte, erro
 
 // applySecret server-side applies the Secret; apply's normalization moves
 // its stringData into data, as the API server stores it.
-func applySecret(cmd *cobra.Command, kube kubeFlags, s *corev1.Secret) error {
+func applySecret(cmd *cobra.Command, kube kubeFlags, s *corev1.Secret, dry bool) error {
 	c, err := kube.client()
 	if err != nil {
 		return err
 	}
+	verb := "applied"
+	if dry {
+		c, verb = client.NewDryRunClient(c), "applied (server dry run)"
+	}
 	if err := apply.Objects(cmd.Context(), c, cliFieldOwner, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Secret %s/%s applied\n", s.Namespace, s.Name)
+	fmt.Fprintf(cmd.OutOrStdout(), "Secret %s/%s %s\n", s.Namespace, s.Name, verb)
 	return nil
 }

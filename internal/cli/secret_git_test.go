@@ -229,7 +229,22 @@ func TestSecretGitApply(t *testing.T) {
 		}
 	}
 
-	stdout, stderr, err := secretGit("", "deploy-key", "--namespace", "secret-apply",
+	// A server dry run is judged and answered, and changes nothing.
+	stdout, stderr, err := secretGit("third-token", "git-auth", "--namespace", "secret-apply",
+		"--url", "https://git.example.com/org/a", "--username", "flux", "--password-stdin", "--dry-run=server", kubeconfig)
+	if err != nil || stdout != "Secret secret-apply/git-auth applied (server dry run)\n" {
+		t.Errorf("--dry-run=server: %q, %v\n%s", stdout, err, stderr)
+	}
+	kept := &corev1.Secret{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "secret-apply", Name: "git-auth"}, kept); err != nil || string(kept.Data["password"]) != "second-token" {
+		t.Errorf("after a dry run the password is %q (%v), want second-token", kept.Data["password"], err)
+	}
+	if _, _, err := secretGit("", "deploy-key", "--namespace", "secret-apply", "--url", "ssh://git@git.example.com/org/a", "--generate-ssh",
+		"--known-hosts-file", writeTemp(t, "known_hosts", secretKnownHosts), "--dry-run=server", kubeconfig); err == nil || !strings.Contains(err.Error(), "deploy key that no Secret holds") {
+		t.Errorf("--generate-ssh --dry-run=server: %v", err)
+	}
+
+	stdout, stderr, err = secretGit("", "deploy-key", "--namespace", "secret-apply",
 		"--url", "ssh://git@git.example.com/org/a", "--generate-ssh",
 		"--known-hosts-file", writeTemp(t, "known_hosts", secretKnownHosts), kubeconfig)
 	if err != nil {
