@@ -37,28 +37,30 @@ func TestSnapshot(t *testing.T) {
 	}
 	readJSON(t, filepath.Join(dist, "metadata.json"), &meta)
 
-	// Every archive is listed in checksums.txt with its digest, and nothing else is.
-	var archives []string
+	// Every archive and SBOM is listed in checksums.txt, which is what the
+	// release signs, with its digest; nothing else is.
+	var archives, signed []string
 	for _, p := range platforms {
 		ext := ".tar.gz"
 		if strings.HasPrefix(p, "windows") {
 			ext = ".zip"
 		}
 		archives = append(archives, "landlord_"+p+ext)
+		signed = append(signed, "landlord_"+p+ext, "landlord_"+p+".cdx.json")
 	}
 	sums := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dist, "checksums.txt"))), "\n") {
 		sum, name, _ := strings.Cut(line, "  ")
 		sums[name] = sum
 	}
-	for _, name := range archives {
+	for _, name := range signed {
 		if sums[name] != digest(t, filepath.Join(dist, name)) {
 			t.Errorf("checksums.txt says %s is %q, it is %s", name, sums[name], digest(t, filepath.Join(dist, name)))
 		}
 		delete(sums, name)
 	}
 	for name := range sums {
-		t.Errorf("checksums.txt lists %s, which is not an archive of the release", name)
+		t.Errorf("checksums.txt lists %s, which is not an archive or SBOM of the release", name)
 	}
 
 	// Each binary's SBOM names the CLI's module at the release's version
