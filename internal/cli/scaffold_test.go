@@ -226,7 +226,7 @@ func TestTenantCreateFlagErrors(t *testing.T) {
 		want string
 	}{
 		"no namespace":       {[]string{"tenant", "create", "team", "--export"}, "--namespace: spec.namespaces: Required value"},
-		"name not a label":   {[]string{"tenant", "create", "te.am", "--namespace", "a", "--export"}, "NAME: metadata.name must be a DNS label"},
+		"name not a label":   {[]string{"tenant", "create", "te.am", "--namespace", "a", "--export"}, `NAME "te.am": want a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters, such as te-am`},
 		"ref without url":    {[]string{"tenant", "create", "team", "--namespace", "a", "--tag", "v1", "--export"}, "--tag needs --git-url"},
 		"secret without url": {[]string{"tenant", "create", "team", "--namespace", "a", "--secret-ref", "s", "--export"}, "--secret-ref needs --git-url"},
 	} {
