@@ -276,11 +276,17 @@ func TestDeletedGuardRailsAreRestored(t *testing.T) {
 
 	t.Run("edited ResourceQuota", func(t *testing.T) {
 		quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: "drift-apps", Name: "landlord-quota"}}
-		if err := exists(quota); err != nil {
-			t.Fatal(err)
-		}
-		quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("1000")
-		if err := k8s.Update(ctx, quota); err != nil {
+		// The quota controller writes its status meanwhile (and the
+		// restore of the deleted quota above may still land): edit the
+		// latest version.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := exists(quota); err != nil {
+				return err
+			}
+			quota.Spec.Hard[corev1.ResourcePods] = resource.MustParse("1000")
+			return k8s.Update(ctx, quota)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "quota restored", func() error {
