@@ -94,7 +94,7 @@ $(BIN)/validate-krew-manifest: $(KREW_MOD)
 # goreleaser reads the remote's URL; a clone that has none (git init, or a
 # copy) is given the project's, for the release metadata only.
 release-snapshot: $(BIN)/goreleaser $(BIN)/cyclonedx-gomod
-	$(if $(shell git remote),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/landlord-dev/landlord) \
+	$(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/landlord-dev/landlord) \
 	PATH="$(BIN):$$PATH" $(BIN)/goreleaser release --snapshot --clean --skip=sign
 
 ## generate: deepcopy, CRDs, RBAC and the Flux CRDs
