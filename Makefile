@@ -45,9 +45,9 @@ $(BIN)/kube-controller-manager: $(TOOLS_MOD)
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	go build -C hack/tools -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 
-## flux-tools: build the Flux controllers from hack/tools/flux pins
+## flux-tools: build the Flux controllers from hack/tools/flux pins; extract the Flux Operator's FluxInstance CRD
 .PHONY: flux-tools
-flux-tools: $(BIN)/source-controller $(BIN)/kustomize-controller $(BIN)/helm-controller
+flux-tools: $(BIN)/source-controller $(BIN)/kustomize-controller $(BIN)/helm-controller $(BIN)/fluxcd.controlplane.io_fluxinstances.yaml
 
 # A module of their own, so the k8s.io replaces in hack/tools do not reach them.
 $(BIN)/source-controller: $(FLUX_MOD)
@@ -56,6 +56,15 @@ $(BIN)/kustomize-controller: $(FLUX_MOD)
 	go build -C hack/tools/flux -o $@ github.com/fluxcd/kustomize-controller
 $(BIN)/helm-controller: $(FLUX_MOD)
 	go build -C hack/tools/flux -o $@ github.com/fluxcd/helm-controller
+
+# The Flux Operator's FluxInstance CRD, for tests: its module needs Go 1.27
+# and is AGPL-licensed, so it is neither built nor required, only its CRD
+# read from the module zip, checked against the pinned sum.
+FLUX_OPERATOR := github.com/controlplaneio-fluxcd/flux-operator@v0.59.0
+FLUX_OPERATOR_SUM := h1:jByuiWYtjSJxucGHuz68tV0DeVFz5CYrKQYfxAwE7lE=
+$(BIN)/fluxcd.controlplane.io_fluxinstances.yaml: Makefile
+	go run -C hack/tools ./modulefile $(FLUX_OPERATOR) $(FLUX_OPERATOR_SUM) config/crd/bases/fluxcd.controlplane.io_fluxinstances.yaml > $@.tmp
+	mv $@.tmp $@
 
 ## node-tools: build the local node's kubelet, kube-proxy, kube-scheduler and NetworkPolicy enforcer from hack/tools/node and hack/tools/netpol pins
 .PHONY: node-tools

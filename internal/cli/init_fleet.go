@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/fluxoperator"
 )
 
 type initFleetOptions struct {
@@ -18,6 +19,10 @@ type initFleetOptions struct {
 	// chartSet says --chart-repository, --chart-version or --chart-verify
 	// was given.
 	chartSet bool
+	// fluxOperator scaffolds a FluxInstance syncing from gitURL's branch.
+	fluxOperator bool
+	gitURL       string
+	branch       string
 }
 
 func newInitFleetCommand(run func(*cobra.Command, initFleetOptions) error) *cobra.Command {
@@ -40,10 +45,17 @@ release workflow; a mirror copied with 'cosign copy' keeps it, and
 --chart-verify=false installs a chart nobody signed (an https:// repository
 cannot be verified by Flux).
 
+--flux-operator is for clusters whose Flux the Flux Operator installs: each
+cluster gets a FluxInstance (clusters/CLUSTER/flux-system/flux-instance.yaml)
+installing Flux locked down through the operator's own multi-tenancy
+settings and syncing the cluster's directory from --git-url, instead of the
+lockdown component, which patches Deployments the operator would revert.
+
 Files already there and identical are left alone; different ones are not
 overwritten.`,
 		Example: `  landlord init fleet ./fleet --clusters staging,production
-  landlord init fleet ./fleet --install helm --chart-repository oci://registry.example.com/charts`,
+  landlord init fleet ./fleet --install helm --chart-repository oci://registry.example.com/charts
+  landlord init fleet ./fleet --flux-operator --git-url ssh://git@github.com/org/fleet.git`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
@@ -67,6 +79,9 @@ overwritten.`,
 	cmd.Flags().StringVar(&opts.chart.RepositoryURL, "chart-repository", opts.chart.RepositoryURL, "with --install helm: the chart's repository, oci://… or https://…")
 	cmd.Flags().StringVar(&opts.chart.Version, "chart-version", opts.chart.Version, "with --install helm: the chart's version")
 	cmd.Flags().BoolVar(&opts.chart.Verify, "chart-verify", true, "with --install helm: Flux verifies the chart's signature by Landlord's release workflow (oci:// only)")
+	cmd.Flags().BoolVar(&opts.fluxOperator, "flux-operator", false, "scaffold a Flux Operator FluxInstance per cluster, locked down, instead of the lockdown component for flux bootstrap")
+	cmd.Flags().StringVar(&opts.gitURL, "git-url", "", "with --flux-operator: the fleet repository the FluxInstance syncs (http, https or ssh URL)")
+	cmd.Flags().StringVar(&opts.branch, "branch", "main", "with --flux-operator: the branch the FluxInstance syncs")
 	return cmd
 }
 
@@ -74,7 +89,19 @@ func runInitFleet(cmd *cobra.Command, opts initFleetOptions) error {
 	if opts.chartSet && fleet.Install(opts.install) != fleet.HelmInstall {
 		return errors.New("--chart-repository, --chart-version and --chart-verify need --install helm")
 	}
-	changes, err := fleet.InitFleetWith(opts.dir, fleet.FleetOptions{Clusters: opts.clusters, Install: fleet.Install(opts.install), Chart: opts.chart})
+	fleetOpts := fleet.FleetOptions{Clusters: opts.clusters, Install: fleet.Install(opts.install), Chart: opts.chart}
+	switch {
+	case opts.fluxOperator && opts.gitURL == "":
+		return errors.New("--flux-operator needs --git-url: the FluxInstance syncs each cluster's directory from the fleet repository")
+	case !opts.fluxOperator && (opts.gitURL != "" || cmd.Flags().Changed("branch")):
+		return errors.New("--git-url and --branch need --flux-operator: with flux bootstrap, bootstrap sets the fleet's source")
+	case opts.fluxOperator:
+		if err := checkGitURL(opts.gitURL); err != nil {
+			return err
+		}
+		fleetOpts.FluxOperator = fluxoperator.Sync{URL: opts.gitURL, Branch: opts.branch}
+	}
+	changes, err := fleet.InitFleetWith(opts.dir, fleetOpts)
 	if err != nil {
 		return err
 	}

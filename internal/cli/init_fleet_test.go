@@ -83,3 +83,26 @@ func TestInitFleetChartVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestInitFleetFluxOperator scaffolds a FluxInstance per cluster instead
+// of the lockdown component (the live test applies it: TestInstall).
+func TestInitFleetFluxOperator(t *testing.T) {
+	dir := t.TempDir()
+	out := landlord(t, "init", "fleet", dir, "--clusters", "staging", "--flux-operator", "--git-url", "ssh://git@git.example.com/org/fleet.git", "--branch", "trunk")
+	golden(t, "init-fleet-flux-operator", out+tree(t, dir))
+	if _, err := os.Stat(filepath.Join(dir, fleet.LockdownComponent)); err == nil {
+		t.Errorf("the operator reverts what %s patches; it should not be written", fleet.LockdownComponent)
+	}
+
+	for args, want := range map[string]string{
+		"--flux-operator":                         "--flux-operator needs --git-url: the FluxInstance syncs each cluster's directory from the fleet repository",
+		"--git-url https://git.example.com/fleet": "--git-url and --branch need --flux-operator: with flux bootstrap, bootstrap sets the fleet's source",
+		"--branch trunk":                          "--git-url and --branch need --flux-operator: with flux bootstrap, bootstrap sets the fleet's source",
+		"--flux-operator --git-url git@git.example.com:org/fleet.git": `--git-url "git@git.example.com:org/fleet.git": an scp-style address is not a URL, which Flux needs: write it ssh://git@git.example.com/org/fleet.git`,
+	} {
+		out, err := run(append([]string{"init", "fleet", t.TempDir()}, strings.Fields(args)...)...)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v\n%s\nwant %s", args, err, out, want)
+		}
+	}
+}

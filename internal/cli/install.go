@@ -13,6 +13,7 @@ import (
 
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/fluxoperator"
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
@@ -47,7 +48,10 @@ multi-tenancy, adding to each Deployment's arguments what it lacks of:
 ` + lockdownSettings() + `
 A Flux that manages itself (flux bootstrap) reverts such a change on its
 next sync: put ` + fleet.LockdownComponent + `, written by 'landlord init
-fleet', into its flux-system kustomization.yaml as well.
+fleet', into its flux-system kustomization.yaml as well. Where the Flux
+Operator installs Flux, --flux-lockdown turns on the multi-tenancy settings
+of its FluxInstance (spec.cluster: ` + strings.Join(fluxoperator.Settings(), ", ") + `)
+instead, leaving the Deployments to the operator.
 
 --wait waits (kstatus, as flux does) until the CRD is established, the controller Deployment is
 available and the webhook configurations have a CA bundle, printing each

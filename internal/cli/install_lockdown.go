@@ -11,10 +11,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/fleet"
+	"github.com/landlord-dev/landlord/internal/fluxoperator"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
@@ -22,12 +24,15 @@ import (
 // bootstrapped itself and reverts hand edits.
 const fluxManagedLabel = "kustomize.toolkit.fluxcd.io/name"
 
-// fluxInstall is what findFlux found of Flux's controllers.
+// fluxInstall is what findFlux found of Flux: the Flux Operator's
+// FluxInstance, else the controllers' Deployments.
 type fluxInstall struct {
+	instance    *unstructured.Unstructured
 	deployments map[string]*appsv1.Deployment
 }
 
-// findFlux reads Flux's controllers, failing when Flux is not installed.
+// findFlux reads Flux's FluxInstance or controllers, failing when Flux is
+// not installed.
 func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
 	ns := &corev1.Namespace{}
 	err := c.Get(ctx, client.ObjectKey{Name: fleet.FluxNamespace}, ns)
@@ -36,6 +41,10 @@ func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading namespace %s: %w", fleet.FluxNamespace, err)
+	}
+	instance, err := fluxoperator.Get(ctx, c, fleet.FluxNamespace)
+	if err != nil || instance != nil {
+		return &fluxInstall{instance: instance}, err
 	}
 	found := &fluxInstall{deployments: map[string]*appsv1.Deployment{}}
 	for _, l := range lockdown.Controllers {
@@ -55,9 +64,13 @@ func findFlux(ctx context.Context, c client.Client) (*fluxInstall, error) {
 	return found, nil
 }
 
-// lockDown sets the lockdown flags on the first container of each Flux
-// controller found, printing a line per controller.
+// lockDown locks Flux down: through its FluxInstance's settings when the
+// Flux Operator installs it, else with the flags on the first container of
+// each Flux controller found. It prints a line per object.
 func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writer) error {
+	if f.instance != nil {
+		return lockDownInstance(ctx, c, f.instance, out)
+	}
 	for _, l := range lockdown.Controllers {
 		name := fmt.Sprintf("Deployment %s/%s", fleet.FluxNamespace, l.Name)
 		flags := lockdown.Args(l.Name)
@@ -83,6 +96,39 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 		if d.Labels[fluxManagedLabel] != "" {
 			fmt.Fprintf(out, "  warning: Flux Kustomization %s manages it and will revert this: add infrastructure/flux-lockdown from 'landlord init fleet' to its kustomization.yaml\n", d.Labels[fluxManagedLabel])
 		}
+	}
+	return nil
+}
+
+// lockDownInstance turns the instance's lockdown settings on; the operator
+// renders the controllers from them. Patches of the instance's own that
+// undo the lockdown are an error: Landlord does not remove what it did not
+// write.
+func lockDownInstance(ctx context.Context, c client.Client, instance *unstructured.Unstructured, out io.Writer) error {
+	name := fluxoperator.Key(instance)
+	locked := instance.DeepCopy()
+	changed, err := fluxoperator.Lock(locked)
+	if err != nil {
+		return err
+	}
+	if len(changed) == 0 {
+		fmt.Fprintf(out, "%s already locked down\n", name)
+	} else {
+		patch := client.MergeFromWithOptions(instance, client.MergeFromWithOptimisticLock{})
+		if err := c.Patch(ctx, locked, patch); err != nil {
+			return fmt.Errorf("locking down %s: %w", name, err)
+		}
+		fmt.Fprintf(out, "%s locked down: %s\n", name, strings.Join(changed, " "))
+		if k := instance.GetLabels()[fluxManagedLabel]; k != "" {
+			fmt.Fprintf(out, "  warning: Flux Kustomization %s manages it and will revert this: set the same in the FluxInstance in Git, as 'landlord init fleet --flux-operator' writes it\n", k)
+		}
+	}
+	missing, err := fluxoperator.Missing(locked)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: its spec.kustomize.patches undo the lockdown (%s): remove or correct them", name, fluxoperator.Describe(missing))
 	}
 	return nil
 }

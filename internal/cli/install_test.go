@@ -4,22 +4,32 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/audit"
 	"github.com/landlord-dev/landlord/internal/cli"
+	"github.com/landlord-dev/landlord/internal/fleet"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
 // TestInstall runs landlord install on a control plane of its own: the
@@ -209,6 +219,140 @@ func TestInstall(t *testing.T) {
 			}
 		}
 	})
+
+	// Then a Flux the Flux Operator installs: its FluxInstance carries the
+	// lockdown, the Deployments are the operator's.
+	t.Run("flux operator", func(t *testing.T) { fluxOperator(t, c, plane.KubeconfigPath, install) })
+}
+
+// fluxOperator scaffolds a FluxInstance, has the FluxInstance CRD admit it
+// and the audit pass it; then turns a setting off, and the audit fails it
+// until install --flux-lockdown turns it on again, without touching a
+// Deployment. A patch of the instance's own undoing the lockdown is
+// refused, not removed. It runs after the subtests that install Landlord
+// and Flux's Deployments.
+func fluxOperator(t *testing.T, c client.Client, kubeconfig string, install func(...string) (string, string, error)) {
+	path, err := localcluster.FluxInstanceCRD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, crd); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := run("init", "fleet", dir, "--clusters", "staging", "--flux-operator", "--git-url", "https://git.example.com/org/fleet.git"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, fleet.FluxInstanceFile("staging")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &instance.Object); err != nil {
+		t.Fatal(err)
+	}
+	// Admitted once the CRD is served.
+	testenv.Eventually(t, 30*time.Second, func() error { return c.Create(ctx, instance.DeepCopy()) })
+	t.Cleanup(func() {
+		if err := c.Delete(ctx, instance); err != nil {
+			t.Error(err)
+		}
+	})
+
+	auditInstance := func(t *testing.T) audit.Check {
+		t.Helper()
+		cmd := cli.NewRootCommand()
+		var out bytes.Buffer
+		cmd.SetArgs([]string{"audit", "--kubeconfig=" + kubeconfig, "-o", "json"})
+		cmd.SetOut(&out)
+		cmd.SetErr(io.Discard)
+		_ = cmd.ExecuteContext(ctx) // other checks fail: no tenant, no guard serving
+		var checks []audit.Check
+		if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		for _, check := range checks {
+			if check.Name == "FluxInstance flux-system/flux locks Flux down" {
+				return check
+			}
+		}
+		t.Fatalf("no check of the FluxInstance:\n%s", out.String())
+		return audit.Check{}
+	}
+	if got := auditInstance(t); got.Result != audit.Pass {
+		t.Errorf("the scaffold: %+v", got)
+	}
+
+	generations := map[string]int64{}
+	deployments := &appsv1.DeploymentList{}
+	if err := c.List(ctx, deployments, client.InNamespace("flux-system")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range deployments.Items {
+		generations[d.Name] = d.Generation
+	}
+	setCluster := func(field string, value bool) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"spec":{"cluster":{%q:%v}}}`, field, value)
+		if err := c.Patch(ctx, instance.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCluster("multitenant", false)
+	got := auditInstance(t)
+	want := "kustomize-controller lacks --no-cross-namespace-refs=true --no-remote-bases=true --default-service-account=default; " +
+		"helm-controller lacks --no-cross-namespace-refs=true --default-service-account=default; notification-controller lacks --no-cross-namespace-refs=true; " +
+		"set spec.cluster.multitenant, spec.cluster.objectLevelWorkloadIdentity, spec.cluster.multitenantWorkloadIdentity to true (landlord install --flux-lockdown)"
+	if got.Result != audit.Fail || got.Detail != want {
+		t.Errorf("multitenant off:\n got %s %q\nwant fail %q", got.Result, got.Detail, want)
+	}
+
+	stdout, stderr, err := install("--flux-lockdown")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if line := "FluxInstance flux-system/flux locked down: spec.cluster.multitenant=true\n"; !strings.Contains(stdout, line) {
+		t.Errorf("stdout lacks %q:\n%s", line, stdout)
+	}
+	if strings.Contains(stdout, "Deployment flux-system/") {
+		t.Errorf("the operator's Deployments are not Landlord's to patch:\n%s", stdout)
+	}
+	if got := auditInstance(t); got.Result != audit.Pass {
+		t.Errorf("after install --flux-lockdown: %+v", got)
+	}
+	if stdout, _, err = install("--flux-lockdown"); err != nil || !strings.Contains(stdout, "FluxInstance flux-system/flux already locked down\n") {
+		t.Errorf("a second lockdown: %v\n%s", err, stdout)
+	}
+
+	undo := `{"spec":{"kustomize":{"patches":[{"target":{"kind":"Deployment","name":"helm-controller"},` +
+		`"patch":"- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --no-cross-namespace-refs=false\n"}]}}}`
+	if err := c.Patch(ctx, instance.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(undo))); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = install("--flux-lockdown")
+	if want := "FluxInstance flux-system/flux: its spec.kustomize.patches undo the lockdown (helm-controller lacks --no-cross-namespace-refs=true): remove or correct them"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if got := auditInstance(t); got.Result != audit.Fail || !strings.HasPrefix(got.Detail, "helm-controller lacks --no-cross-namespace-refs=true;") {
+		t.Errorf("a patch undoing the lockdown: %+v", got)
+	}
+
+	if err := c.List(ctx, deployments, client.InNamespace("flux-system")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range deployments.Items {
+		if d.Generation != generations[d.Name] {
+			t.Errorf("Deployment %s changed: generation %d, was %d", d.Name, d.Generation, generations[d.Name])
+		}
+	}
 }
 
 // TestInstallFlagErrors names the flags that do not go together.

@@ -153,8 +153,8 @@ func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPa
 	if err := checkTenantName(o.name); err != nil {
 		return none, nil, err
 	}
-	if u, ok := sshURL(o.gitURL); ok {
-		return none, nil, fmt.Errorf("--git-url %q: an scp-style address is not a URL, which Flux needs: write it %s", o.gitURL, u)
+	if err := checkGitURL(o.gitURL); err != nil {
+		return none, nil, err
 	}
 	ref := v1alpha1.GitRef{Branch: o.branch, Tag: o.tag, SemVer: o.semver}
 	needGit := []struct {
@@ -240,6 +240,14 @@ func asLabel(s string) string {
 
 // scpAddress is git's [user@]host:path, which is not a URL.
 var scpAddress = regexp.MustCompile(`^(?:([A-Za-z0-9._~-]+)@)?([A-Za-z0-9.-]+):([^/\\].*)$`)
+
+// checkGitURL refuses an scp-style address, showing the URL to write.
+func checkGitURL(addr string) error {
+	if u, ok := sshURL(addr); ok {
+		return fmt.Errorf("--git-url %q: an scp-style address is not a URL, which Flux needs: write it %s", addr, u)
+	}
+	return nil
+}
 
 // sshURL is the ssh:// URL of an scp-style address, and whether it was one.
 func sshURL(addr string) (string, bool) {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/resid"
 
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/fluxoperator"
 	"github.com/landlord-dev/landlord/internal/lockdown"
 )
 
@@ -71,6 +72,17 @@ type FleetOptions struct {
 	// Chart is what HelmInstall installs; LandlordChart when its name is
 	// empty.
 	Chart Chart
+	// FluxOperator, given a URL, scaffolds per cluster a FluxInstance
+	// installing Flux locked down and syncing the cluster's directory from
+	// that repository and branch, instead of the lockdown component for
+	// flux bootstrap.
+	FluxOperator fluxoperator.Sync
+}
+
+// FluxInstanceFile is where a cluster keeps its FluxInstance: in the
+// directory it syncs, so that the instance manages itself.
+func FluxInstanceFile(cluster string) string {
+	return path.Join("clusters", cluster, FluxNamespace, "flux-instance.yaml")
 }
 
 // InitFleet writes a fleet repository below dir: per cluster the Flux
@@ -99,7 +111,8 @@ func InitFleetWith(dir string, opts FleetOptions) ([]Change, error) {
 		seen[c] = true
 	}
 
-	readme, err := fleetReadmeFile(dir, clusters, opts.Install)
+	operator := opts.FluxOperator.URL != ""
+	readme, err := fleetReadmeFile(dir, clusters, opts.Install, operator)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +127,13 @@ func InitFleetWith(dir string, opts FleetOptions) ([]Change, error) {
 		}
 		if err := add(objectFile(path.Join("clusters", c, "tenants.yaml"), tenantsSync(c))); err != nil {
 			return nil, err
+		}
+		if operator {
+			sync := opts.FluxOperator
+			sync.Path = path.Join("clusters", c)
+			if err := add(objectFile(FluxInstanceFile(c), fluxoperator.Instance(FluxNamespace, sync))); err != nil {
+				return nil, err
+			}
 		}
 	}
 	infra, err := infrastructureFiles(dir, opts)
@@ -223,11 +243,17 @@ func infrastructureFiles(dir string, opts FleetOptions) ([]file, error) {
 	if err != nil {
 		return nil, err
 	}
+	files := append(append([]file{infra}, landlord...), list)
+	// The Flux Operator reverts patches to its Deployments: its
+	// FluxInstance carries the lockdown instead.
+	if opts.FluxOperator.URL != "" {
+		return files, nil
+	}
 	lockdown, err := kustomizationFile(path.Join(LockdownComponent, KustomizationFile), lockdownComponent())
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]file{infra}, landlord...), list, lockdown), nil
+	return append(files, lockdown), nil
 }
 
 // Where the infrastructure keeps Landlord, for each Install.
@@ -302,10 +328,10 @@ var readmeClusters = regexp.MustCompile("(?m)^Scaffolded by `landlord init fleet
 // fleetReadmeFile is the fleet's README listing its clusters: those the
 // README there lists, then the new ones. A README that is not what Landlord
 // wrote for the clusters it lists was edited by hand, and is kept.
-func fleetReadmeFile(dir string, clusters []string, install Install) (file, error) {
+func fleetReadmeFile(dir string, clusters []string, install Install, operator bool) (file, error) {
 	old, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return file{path: "README.md", data: []byte(fleetReadme(clusters, install))}, nil
+		return file{path: "README.md", data: []byte(fleetReadme(clusters, install, operator))}, nil
 	}
 	if err != nil {
 		return file{}, err
@@ -322,13 +348,13 @@ func fleetReadmeFile(dir string, clusters []string, install Install) (file, erro
 	}
 	return file{
 		path:       "README.md",
-		data:       []byte(fleetReadme(all, install)),
-		previous:   []byte(fleetReadme(listed, install)),
+		data:       []byte(fleetReadme(all, install, operator)),
+		previous:   []byte(fleetReadme(listed, install, operator)),
 		handEdited: "edited by hand; it should list the clusters " + strings.Join(all, ", "),
 	}, nil
 }
 
-func fleetReadme(clusters []string, install Install) string {
+func fleetReadme(clusters []string, install Install, operator bool) string {
 	landlord := "- infrastructure/landlord/: Landlord: its CRD, RBAC, controller and\n" +
 		"  webhooks, as `landlord install --export` prints them (or the CRD\n" +
 		"  alone, with `--install crd`)."
@@ -338,16 +364,9 @@ func fleetReadme(clusters []string, install Install) string {
 			"  install and replaced on upgrade (install.crds Create, upgrade.crds\n" +
 			"  CreateReplace). Bump the source's version to upgrade."
 	}
-	return fmt.Sprintf(`# Fleet
-
-Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
-
-- clusters/<cluster>/: the Flux Kustomizations of one cluster. Point
-  `+"`flux bootstrap --path=clusters/<cluster>`"+` here. `+"`infrastructure`"+` applies
-  ./infrastructure; `+"`tenants`"+` applies ./tenants/<cluster> once the
-  infrastructure is ready.
-%s
-- infrastructure/flux-lockdown/: a kustomize component locking Flux down for
+	clusterDir := "- clusters/<cluster>/: the Flux Kustomizations of one cluster. Point\n" +
+		"  `flux bootstrap --path=clusters/<cluster>` here."
+	lockdown := `- infrastructure/flux-lockdown/: a kustomize component locking Flux down for
   multi-tenancy (--no-cross-namespace-refs, --no-remote-bases, and the
   default service accounts of impersonation, decryption and cloud identity,
   which need Flux 2.6 or later). Take it into each cluster's
@@ -355,11 +374,32 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
 
       components:
         - ../../../infrastructure/flux-lockdown
+`
+	if operator {
+		clusterDir = "- clusters/<cluster>/: the Flux Kustomizations of one cluster, and in\n" +
+			"  flux-system/flux-instance.yaml the Flux Operator's FluxInstance, which\n" +
+			"  installs Flux " + fluxoperator.Distribution + " and syncs this directory. Apply it once\n" +
+			"  after installing the operator; from then on it manages itself. Add\n" +
+			"  `spec.sync.pullSecret` for a private repository."
+		lockdown = "- Each FluxInstance locks Flux down for multi-tenancy through the\n" +
+			"  operator's own settings, in spec.cluster:\n" +
+			"  " + strings.Join(fluxoperator.Settings(), ", ") + ":\n" +
+			"  no cross-namespace references, no remote bases, and the default\n" +
+			"  service accounts of impersonation, decryption and cloud identity.\n"
+	}
+	return fmt.Sprintf(`# Fleet
 
+Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
+
+%s `+"`infrastructure`"+` applies
+  ./infrastructure; `+"`tenants`"+` applies ./tenants/<cluster> once the
+  infrastructure is ready.
+%s
+%s
 - tenants/base/: one directory per tenant, added with
   `+"`landlord tenant create NAME --export --fleet .`"+`.
 - tenants/<cluster>/: the tenants of one cluster, with per-cluster patches.
-`, strings.Join(clusters, ", "), landlord)
+`, strings.Join(clusters, ", "), clusterDir, landlord, lockdown)
 }
 
 func resIDKindName(kind, name string) resid.ResId {

@@ -127,3 +127,22 @@ func executable(dir, name, makeTarget string) (string, error) {
 	}
 	return path, nil
 }
+
+// FluxInstanceCRDFile is the Flux Operator's FluxInstance CRD, which `make
+// flux-tools` extracts from the operator's pinned module: the operator is
+// AGPL-licensed, so the CRD stays out of the repository and the binaries.
+const FluxInstanceCRDFile = "fluxcd.controlplane.io_fluxinstances.yaml"
+
+// FluxInstanceCRD is the path of FluxInstanceCRDFile where findBinaries
+// looks.
+func FluxInstanceCRD() (string, error) {
+	dir, err := binDir("")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, FluxInstanceCRDFile)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("the FluxInstance CRD is not extracted (run `make flux-tools`): %w", err)
+	}
+	return path, nil
+}
