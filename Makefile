@@ -8,6 +8,7 @@ NODE_MOD := hack/tools/node/go.mod hack/tools/node/go.sum
 NETPOL_MOD := hack/tools/netpol/go.mod hack/tools/netpol/go.sum
 RELEASE_MOD := hack/tools/release/go.mod hack/tools/release/go.sum
 KREW_MOD := hack/tools/krew/go.mod hack/tools/krew/go.sum
+DOCS_MOD := hack/tools/docs/go.mod hack/tools/docs/go.sum
 CONTROLLER_GEN := $(BIN)/controller-gen
 GO_TEST_FLAGS ?= -count=1 -timeout 30m
 
@@ -98,6 +99,19 @@ $(BIN)/krew: $(KREW_MOD)
 $(BIN)/validate-krew-manifest: $(KREW_MOD)
 	go build -C hack/tools/krew -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 
+## docs-tools: build Hugo from the hack/tools/docs pin
+.PHONY: docs-tools
+docs-tools: $(BIN)/hugo
+
+# A module of its own: Hugo's graph stays out of every other.
+$(BIN)/hugo: $(DOCS_MOD)
+	go build -C hack/tools/docs -o $@ github.com/gohugoio/hugo
+
+## docs: the documentation site, docs/ published by Hugo into bin/site (make test checks the build, its links and anchors)
+.PHONY: docs
+docs: $(BIN)/hugo
+	$(BIN)/hugo --source site --destination $(BIN)/site --cleanDestinationDir --panicOnWarning --noBuildLock
+
 ## release-snapshot: the CLI release as a tag would publish it, unsigned, into bin/dist: every archive, checksums, SBOMs, the krew manifest
 .PHONY: release-snapshot
 # goreleaser reads the remote's URL; a clone that has none (git init, or a
@@ -106,7 +120,7 @@ release-snapshot: $(BIN)/goreleaser $(BIN)/cyclonedx-gomod
 	$(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/landlord-dev/landlord) \
 	PATH="$(BIN):$$PATH" $(BIN)/goreleaser release --snapshot --clean --skip=sign
 
-## generate: deepcopy, CRDs, RBAC and the Flux CRDs
+## generate: deepcopy, CRDs, RBAC, the Flux CRDs, and what is written from them (manifests, chart README, census, schemas, docs/api.md)
 .PHONY: generate
 generate: tools
 	$(CONTROLLER_GEN) object paths=./api/...
@@ -119,6 +133,7 @@ generate: tools
 	go run ./hack/chartdocs
 	go run ./hack/census
 	go run ./hack/openapi
+	go run ./hack/apidocs
 
 ## build: the landlord CLI and the controller
 .PHONY: build
@@ -137,7 +152,7 @@ packages:
 
 ## test: every test, on the real control plane
 .PHONY: test
-test: packages tools flux-tools
+test: packages tools flux-tools docs-tools
 	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e '/test/node$$' -e '/test/incluster$$' -e '/test/release$$')
 	$(MAKE) test-node
 	$(MAKE) test-release
@@ -202,4 +217,4 @@ $(BIN)/kubeconform: $(TOOLS_MOD)
 lint: generate
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
 	go vet ./...
-	@test -z "$$(git status --porcelain -- api config charts internal/apivalidation/schemas | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config charts internal/apivalidation/schemas docs/api.md | tee /dev/stderr)" || { echo "make generate changed files above: commit its output"; exit 1; }
