@@ -44,7 +44,10 @@ func newAuditCommand(kube kubeFlags) *cobra.Command {
   holdings  every namespace and object Landlord holds for it is its own;
   released  a released namespace holds no tenant access and nothing that
             syncs;
-  flux      Flux's controllers run with the multi-tenancy lockdown flags.
+  census    each field the census finds able to point outside a tenant:
+            its attack, sent in server-side dry run, is refused;
+  flux      Flux's controllers run with the multi-tenancy lockdown flags,
+            and a Flux Operator FluxInstance keeps them so.
 
 Prints PASS, FAIL or SKIP per check (-o text), the checks as JSON or YAML,
 or as PolicyReports (wgpolicyk8s.io/v1alpha2, the Kubernetes Policy

@@ -34,7 +34,7 @@ func newInitFleetCommand(run func(*cobra.Command, initFleetOptions) error) *cobr
 apply the infrastructure (Landlord: its CRD, RBAC, controller and webhooks)
 and, once it is ready, the cluster's tenants; a kustomize component locking
 Flux down for multi-tenancy; and an empty tenants tree for 'landlord tenant
-create --export --fleet DIR'. --install crd puts only the Tenant CRD in the
+create --export --fleet DIR'. --install crd puts only Landlord's CRDs in the
 infrastructure, for a controller running outside the cluster. --install helm
 installs Landlord's Helm chart instead of its manifests: the landlord-system
 Namespace, a Flux HelmRelease in flux-system (CRDs created on install,

@@ -32,11 +32,13 @@ func newInstallCommand(kube kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Install Landlord into a cluster, or print its manifests",
-		Long: `Install Landlord: its CRD, least-privilege RBAC, the controller Deployment,
-the webhook Service and the admission webhook configurations, as
+		Long: `Install Landlord: its CRDs, least-privilege RBAC, the controller Deployment,
+the webhook Service, the admission webhook configurations, the
+ValidatingAdmissionPolicy the API server runs in-process and its binding, and
+the tenant defaults ConfigMap, as
 config/default builds them (embedded in this binary). Objects are applied
 with server-side apply, field manager ` + install.FieldOwner + `, in stages as
-flux install applies: the CRD, namespace and ClusterRoles first, the rest
+flux install applies: the CRDs, namespace and ClusterRoles first, the rest
 once they are established. Each object's line says created, configured or
 unchanged; running it again changes nothing.
 

@@ -66,7 +66,7 @@ Output (-o):
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule below, each
           finding at its file relative to the checkout (the Git work tree
           lint runs in), a tenant repository outside it under uriBaseId
-          TENANT_<name>
+          TENANT_<name>, a fleet outside it under FLEET
   github  GitHub Actions workflow commands, ::error or ::warning
 Exit status 1 when there are findings that are not warnings.
 

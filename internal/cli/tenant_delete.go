@@ -37,7 +37,10 @@ func newTenantDeleteCommand(kube kubeFlags, run func(*cobra.Command, tenantDelet
          its workloads while the tenant's identity still exists, then its
          namespaces with everything in them.
   Retain keeps its namespaces and the workloads in them, released from
-         Landlord; only its cluster-wide grants are deleted.
+         Landlord: its Flux objects there are suspended, then Landlord's
+         own (Flux objects, service accounts, role bindings) deleted, with
+         any role binding granting an identity from outside the namespace,
+         and its cluster-wide grants.
 
 The Landlord controller does this before it lets the Tenant go. --wait
 follows it, printing each stage and the namespaces left, until the Tenant is

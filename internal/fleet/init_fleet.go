@@ -54,7 +54,7 @@ const (
 	// FullInstall is what `landlord install` applies: the CRD, RBAC, the
 	// controller and its webhooks. The tenants wait until it is ready.
 	FullInstall Install = "full"
-	// CRDOnly is the Tenant CRD alone, for a controller that runs outside
+	// CRDOnly is Landlord's CRDs alone, for a controller that runs outside
 	// the cluster, as `landlord dev up` runs it.
 	CRDOnly Install = "crd"
 	// HelmInstall is Landlord's chart, installed by a Flux HelmRelease:
@@ -355,8 +355,8 @@ func fleetReadmeFile(dir string, clusters []string, install Install, operator bo
 }
 
 func fleetReadme(clusters []string, install Install, operator bool) string {
-	landlord := "- infrastructure/landlord/: Landlord: its CRD, RBAC, controller and\n" +
-		"  webhooks, as `landlord install --export` prints them (or the CRD\n" +
+	landlord := "- infrastructure/landlord/: Landlord: its CRDs, RBAC, controller and\n" +
+		"  webhooks, as `landlord install --export` prints them (or the CRDs\n" +
 		"  alone, with `--install crd`)."
 	if install == HelmInstall {
 		landlord = "- infrastructure/landlord/: Landlord's Helm chart, installed by a Flux\n" +

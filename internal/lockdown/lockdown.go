@@ -86,7 +86,8 @@ type Controller struct {
 //     and --default-kubeconfig-service-account (kustomize-controller v1.6+,
 //     pinned v1.7.3; helm-controller v1.3+, pinned v1.4.3), and
 //     --default-service-account for cloud identity (source-controller v1.6+,
-//     pinned v1.7.3; notification-controller v1.7+, of which v1.9 is built;
+//     pinned v1.7.3; notification-controller v1.7+, whose API at v1.7.5 is required, the
+//     controller not built here;
 //     image-reflector- and image-automation-controller v1.0+): Flux 2.6 on.
 //
 // Older controllers refuse the newer flags at start: the lockdown needs
