@@ -25,6 +25,7 @@ type installOptions struct {
 	wait         bool
 	timeout      time.Duration
 	timeoutSet   bool
+	dryRun       string
 }
 
 func newInstallCommand(kube kubeFlags) *cobra.Command {
@@ -59,6 +60,7 @@ instead, leaving the Deployments to the operator.
 available and the webhook configurations have a CA bundle, printing each
 change, and fails after --timeout naming what is not ready.`,
 		Example: `  landlord install --flux-lockdown --wait
+  landlord install --flux-lockdown --dry-run=server   # what would change, judged by the API server, nothing stored
   landlord install --export > fleet/` + fleet.InstallFile + `   # the file a scaffolded fleet lists`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -72,6 +74,7 @@ change, and fails after --timeout naming what is not ready.`,
 	f.BoolVar(&opts.export, "export", false, "print the manifests as YAML instead of applying them")
 	f.BoolVar(&opts.wait, "wait", false, "wait until the CRD, the controller and the webhooks are ready")
 	f.DurationVar(&opts.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+	addDryRunFlag(cmd, &opts.dryRun)
 	return cmd
 }
 
@@ -79,6 +82,8 @@ func (o installOptions) validate() error {
 	switch {
 	case o.export && o.fluxLockdown:
 		return errors.New("--flux-lockdown patches a live Flux and cannot be exported: for a fleet repository use infrastructure/flux-lockdown from 'landlord init fleet'")
+	case o.export && o.dryRun != dryRunNone:
+		return errors.New("--dry-run=server asks the cluster; --export does not: use one or the other")
 	case o.export && o.wait:
 		return errors.New("--wait needs a cluster to wait on: drop it with --export")
 	case o.timeoutSet && !o.wait:
@@ -106,11 +111,18 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 		_, err = io.WriteString(out, yaml)
 		return err
 	}
+	dry, err := dryRun(opts.dryRun, opts.wait)
+	if err != nil {
+		return err
+	}
 	c, err := opts.kube.client()
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
+	if dry {
+		c = client.NewDryRunClient(c)
+	}
 	var flux *fluxInstall
 	if opts.fluxLockdown {
 		// Before anything is applied, so that a missing Flux changes nothing.
@@ -122,10 +134,18 @@ func runInstall(cmd *cobra.Command, opts installOptions) error {
 	for _, obj := range objects {
 		toApply = append(toApply, obj)
 	}
-	if _, err := install.Apply(ctx, c, out, toApply...); err != nil {
+	if dry {
+		err = install.DryRun(ctx, c, out, toApply...)
+	} else {
+		_, err = install.Apply(ctx, c, out, toApply...)
+	}
+	if err != nil {
 		return err
 	}
 	if flux != nil {
+		if dry {
+			fmt.Fprintln(out, "Flux lockdown (server dry run):")
+		}
 		if err := flux.lockDown(ctx, c, out); err != nil {
 			return err
 		}

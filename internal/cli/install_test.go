@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -89,6 +90,29 @@ func TestInstall(t *testing.T) {
 		}
 	})
 
+	// A server dry run judges what it can and stores nothing: what lives in
+	// the namespace the install creates cannot be sent before it exists.
+	t.Run("dry run stores nothing", func(t *testing.T) {
+		stdout, stderr, err := install("--dry-run=server")
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		for _, obj := range want {
+			line := installName(obj) + " created (server dry run)\n"
+			if obj.GetNamespace() == "landlord-system" {
+				line = installName(obj) + " created (server dry run: not judged before namespace landlord-system exists)\n"
+			}
+			if !strings.Contains(stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, stdout)
+			}
+			live := &unstructured.Unstructured{}
+			live.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), live); !apierrors.IsNotFound(err) {
+				t.Errorf("%s after a dry run: %v", installName(obj), err)
+			}
+		}
+	})
+
 	t.Run("applies every object", func(t *testing.T) {
 		stdout, stderr, err := install()
 		if err != nil {
@@ -113,6 +137,13 @@ func TestInstall(t *testing.T) {
 		}
 		if n := strings.Count(stdout, " unchanged\n"); n != len(want) {
 			t.Errorf("%d objects unchanged, want %d:\n%s", n, len(want), stdout)
+		}
+		stdout, stderr, err = install("--dry-run=server")
+		if err != nil {
+			t.Fatalf("%v\nstderr:\n%s", err, stderr)
+		}
+		if n := strings.Count(stdout, " unchanged (server dry run)\n"); n != len(want) {
+			t.Errorf("a dry run over the install: %d objects unchanged, want %d:\n%s", n, len(want), stdout)
 		}
 	})
 
@@ -365,6 +396,9 @@ func TestInstallFlagErrors(t *testing.T) {
 		"export wait":     {[]string{"--export", "--wait"}, "--wait needs a cluster to wait on"},
 		"timeout alone":   {[]string{"--timeout", "1m"}, "--timeout needs --wait"},
 		"zero timeout":    {[]string{"--wait", "--timeout", "0s"}, "--timeout 0s: must be positive"},
+		"export dry run":  {[]string{"--export", "--dry-run=server"}, "--dry-run=server asks the cluster; --export does not"},
+		"dry run wait":    {[]string{"--dry-run=server", "--wait"}, "--wait waits for what --dry-run=server does not store"},
+		"dry run client":  {[]string{"--dry-run=client"}, `--dry-run "client": want none or server (--export prints what would be sent)`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := run(append([]string{"install"}, tc.args...)...)

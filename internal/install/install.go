@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
@@ -57,6 +58,43 @@ func Apply(ctx context.Context, c client.Client, out io.Writer, objects ...clien
 		fmt.Fprintf(out, "%s %s\n", name(entry.ObjMetadata), entry.Action)
 	}
 	return changes, err
+}
+
+// DryRun sends each object as Apply would, with dryRun=All, and writes
+// one line per object saying what Apply would do; nothing is stored. An
+// object in a namespace the install would create cannot be judged before
+// it exists, and is reported so.
+func DryRun(ctx context.Context, c client.Client, out io.Writer, objects ...client.Object) error {
+	desired := make([]*unstructured.Unstructured, 0, len(objects))
+	for _, obj := range objects {
+		u, err := normalize.ToUnstructured(obj)
+		if err != nil {
+			return fmt.Errorf("converting %T: %w", obj, err)
+		}
+		desired = append(desired, u)
+	}
+	if err := normalize.UnstructuredList(desired); err != nil {
+		return err
+	}
+	sort.Sort(ssa.SortableUnstructureds(desired))
+	m := manager(c, polling.Options{})
+	creating := map[string]bool{}
+	for _, u := range desired {
+		id := name(object.UnstructuredToObjMetadata(u))
+		if ns := u.GetNamespace(); creating[ns] {
+			fmt.Fprintf(out, "%s created (server dry run: not judged before namespace %s exists)\n", id, ns)
+			continue
+		}
+		entry, _, _, err := m.Diff(ctx, u, ssa.DiffOptions{})
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if u.GetKind() == "Namespace" && entry.Action == ssa.CreatedAction {
+			creating[u.GetName()] = true
+		}
+		fmt.Fprintf(out, "%s %s (server dry run)\n", id, entry.Action)
+	}
+	return nil
 }
 
 func manager(c client.Client, opts polling.Options) *ssa.ResourceManager {
