@@ -97,6 +97,11 @@ type TenantSpec struct {
 	// +optional
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
+	// Images bounds where the tenant's containers pull their images from;
+	// absent, any image serves.
+	// +optional
+	Images *Images `json:"images,omitempty"`
+
 	// Storage bounds the volumes the tenant's claims may provision.
 	// +optional
 	Storage *Storage `json:"storage,omitempty"`
@@ -499,6 +504,31 @@ type AllowedToleration struct {
 	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
 	// +optional
 	Effect corev1.TaintEffect `json:"effect,omitempty"`
+}
+
+// Images lists the registries and repositories the tenant's containers may
+// pull from.
+type Images struct {
+	// Allowed are image name prefixes: a registry ("registry.example.com",
+	// "docker.io"), or a registry and a repository path below it
+	// ("registry.example.com/team", "docker.io/library"); a registry is a
+	// name with a dot or a port, or localhost. An image is
+	// allowed when its full name (Docker Hub's short names expanded, nginx
+	// as docker.io/library/nginx) is a prefix or continues one with "/";
+	// "registry.example.com/team" allows neither
+	// "registry.example.com/team-b/app" nor
+	// "registry.example.com.evil.io/team/app". Empty allows no image.
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=255
+	// +kubebuilder:validation:items:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+(:[0-9]+)?|[a-z0-9]([-a-z0-9]*[a-z0-9])?:[0-9]+|localhost)(/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*$`
+	// +optional
+	Allowed []string `json:"allowed,omitempty"`
+
+	// PullAlways requires imagePullPolicy Always on every container, so
+	// that a node never starts, from its cache, an image another tenant
+	// pulled with credentials this tenant lacks.
+	// +optional
+	PullAlways bool `json:"pullAlways,omitempty"`
 }
 
 // Storage lists the StorageClasses the tenant's claims may name.

@@ -172,6 +172,9 @@ func valuesFor(t *v1alpha1.Tenant, foreign string) census.Values {
 		}
 	}
 	v.Image = strings.TrimPrefix(v.OCI, "oci://")
+	if im := t.Spec.Images; im != nil && len(im.Allowed) > 0 {
+		v.ContainerImage = im.Allowed[0] + "/" + auditName
+	}
 	if n := t.Spec.Notifications; n != nil && n.Address != "" {
 		v.Hook = n.Address
 	}

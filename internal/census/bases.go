@@ -50,8 +50,8 @@ var embeddings = func() []Embedding {
 		{Shape: PodSpec, In: On{Shape: PodTemplate}, At: "spec"},
 		{Shape: TemplateMeta, In: On{Shape: PodTemplate}, At: "metadata"},
 		{Shape: Container, In: On{Shape: PodSpec}, At: "containers[0]"},
-		{Shape: Container, In: On{Shape: PodSpec}, At: "initContainers[0]", Frame: `{"initContainers":[{"name":"init","image":"$IMAGE:1"}]}`},
-		{Shape: Container, In: On{Shape: PodSpec}, At: "ephemeralContainers[0]", Frame: `{"ephemeralContainers":[{"name":"debug","image":"$IMAGE:1"}]}`},
+		{Shape: Container, In: On{Shape: PodSpec}, At: "initContainers[0]", Frame: `{"initContainers":[{"name":"init","image":"$CONTAINERIMAGE:1","imagePullPolicy":"Always"}]}`},
+		{Shape: Container, In: On{Shape: PodSpec}, At: "ephemeralContainers[0]", Frame: `{"ephemeralContainers":[{"name":"debug","image":"$CONTAINERIMAGE:1","imagePullPolicy":"Always"}]}`},
 		{Shape: NodeSelectorTerm, In: On{Shape: PodSpec}, At: "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]", Frame: requiredNode},
 		{Shape: NodeSelectorTerm, In: On{Shape: PodSpec}, At: "affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference", Frame: preferredNode},
 	}
@@ -125,13 +125,13 @@ var (
 
 // podSpec is the base pod spec, restricted as Pod Security's strictest
 // level wants it.
-const podSpec = `{"containers":[{"name":"app","image":"$IMAGE:1","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"runAsUser":1000,"seccompProfile":{"type":"RuntimeDefault"}}}]}`
+const podSpec = `{"containers":[{"name":"app","image":"$CONTAINERIMAGE:1","imagePullPolicy":"Always","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"runAsUser":1000,"seccompProfile":{"type":"RuntimeDefault"}}}]}`
 
 // template is a pod template of the base pod spec, labelled for the
 // selectors.
 const template = `{"metadata":{"labels":{"app":"census"}},"spec":` + podSpec + `}`
 
-const jobTemplate = `{"metadata":{"labels":{"app":"census"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"$IMAGE:1","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"runAsUser":1000,"seccompProfile":{"type":"RuntimeDefault"}}}]}}`
+const jobTemplate = `{"metadata":{"labels":{"app":"census"}},"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"$CONTAINERIMAGE:1","imagePullPolicy":"Always","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"runAsUser":1000,"seccompProfile":{"type":"RuntimeDefault"}}}]}}`
 
 const claimTemplateSpec = `{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}`
 

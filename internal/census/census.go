@@ -14,6 +14,7 @@
 package census
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -200,6 +201,9 @@ type Values struct {
 	// image below OCI; BucketEndpoint and BucketName a bucket they allow.
 	Git, OCI, Hook, Image      string
 	BucketEndpoint, BucketName string
+	// ContainerImage is an image the tenant's containers may pull (its
+	// spec.images); Image when empty.
+	ContainerImage string
 	// Host is a hostname the tenant's Ingresses may serve.
 	Host string
 	// Approved names, per cluster-scoped kind, an object the tenant's
@@ -214,7 +218,7 @@ func (v Values) expand(s string) string {
 		"$HOOK_BASE64", base64.StdEncoding.EncodeToString([]byte(v.Hook)),
 		"$NAMESPACE", v.Namespace, "$SIBLING", v.Sibling, "$FOREIGN", v.Foreign, "$SELFSERVICE", v.SelfService,
 		"$TENANT", v.Tenant, "$RECONCILER", v.Reconciler, "$GIT", v.Git, "$OCI", v.OCI, "$HOOK", v.Hook,
-		"$IMAGE", v.Image, "$BUCKETENDPOINT", v.BucketEndpoint, "$BUCKETNAME", v.BucketName, "$HOST", v.Host,
+		"$CONTAINERIMAGE", cmp.Or(v.ContainerImage, v.Image), "$IMAGE", v.Image, "$BUCKETENDPOINT", v.BucketEndpoint, "$BUCKETNAME", v.BucketName, "$HOST", v.Host,
 	}
 	for i := 1; i < len(pairs); i += 2 {
 		q := strconv.Quote(pairs[i])

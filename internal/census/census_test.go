@@ -25,7 +25,7 @@ import (
 )
 
 // blue is the tenant the probes write as: two namespaces, self-service,
-// confined sources, one allowed storage and ingress class, hostnames, and
+// confined sources and images, one allowed storage and ingress class, hostnames, and
 // an approved object of each cluster-scoped kind the policy judges.
 var blue = &v1alpha1.Tenant{
 	ObjectMeta: metav1.ObjectMeta{Name: "blue"},
@@ -39,6 +39,7 @@ var blue = &v1alpha1.Tenant{
 		},
 		NamespaceMetadata: &v1alpha1.NamespaceMetadata{AllowedLabels: []string{"team"}, AllowedAnnotations: []string{"example.com/*"}},
 		Storage:           &v1alpha1.Storage{Classes: []string{"standard"}},
+		Images:            &v1alpha1.Images{Allowed: []string{"registry.example.com/blue"}, PullAlways: true},
 		Ingress:           &v1alpha1.Ingress{Classes: []string{"public"}, Hostnames: []string{"*.blue.example.com"}},
 		ClusterResources: []v1alpha1.ClusterResource{
 			{APIGroup: gkStorageClass.Group, Kind: gkStorageClass.Kind, Names: []string{"blue-fast"}},

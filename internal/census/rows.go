@@ -417,7 +417,8 @@ var Rows = []Row{
 	safe(whole(pod), "volumes[].flocker", "a Flocker dataset", psaRestricted),
 	safe(whole(pod), "volumes[].gitRepo", "a repository the node clones", psaRestricted+"; kubelets of Kubernetes 1.33 and later refuse the type unless the GitRepoVolumeDriver gate is on"),
 	safe(whole(pod), "volumes[].csi", "a CSI driver's inline volume, its attributes and secret", "only drivers the platform installed with the Ephemeral mode serve it, judging their attributes; the secret is "+localSecret),
-	open(whole(pod), "volumes[].image", "an image from any registry, mounted as a volume", "as Container `image`"),
+	rule(whole(pod), "volumes[].image", "an image from any registry, mounted as a volume, where the Tenant bounds its images", "LL029",
+		`{"volumes":[{"name":"census-image","image":{"reference":"docker.io/attacker/data:1","pullPolicy":"Always"}}]}`, `{"volumes":[{"name":"census-image","image":{"reference":"$CONTAINERIMAGE:2","pullPolicy":"Always"}}]}`),
 	safe(whole(pod), "volumes[].secret", "a Secret", localSecret),
 	safe(whole(pod), "volumes[].configMap", "a ConfigMap", local),
 	safe(whole(pod), "volumes[].downwardAPI", "the pod's own fields", ownPod),
@@ -443,7 +444,8 @@ var Rows = []Row{
 	rule(nodeTerm, "matchFields", "nodes by name", "LL019", `{"matchFields":[{"key":"metadata.name","operator":"In","values":["control-plane-1"]}]}`, ""),
 
 	// Containers, init and ephemeral.
-	open(ctr, "image", "an image from any registry", "a node pulls from any registry, and an image another tenant pulled with its secret is served from the node's cache to a pod naming it unless the AlwaysPullImages admission plugin or the kubelet's check of pull credentials is on: image provenance is the platform's admission policy's (Capsule's controls, below)"),
+	rule(ctr, "image", "an image from any registry, where the Tenant bounds its images (spec.images; unbounded, any image serves)", "LL029", `{"image":"docker.io/attacker/app:1"}`, `{"image":"$CONTAINERIMAGE:2"}`),
+	rule(ctr, "imagePullPolicy", "a node's cached copy of an image another tenant pulled with its credentials, where the Tenant asks every pull checked (spec.images.pullAlways)", "LL029", `{"imagePullPolicy":"IfNotPresent"}`, `{"imagePullPolicy":"Always"}`),
 	safe(ctr, "targetContainerName", "a container of the pod", ownPod),
 	safe(whole(ctr), "env[].valueFrom.secretKeyRef", "a key of a Secret", localSecret),
 	safe(whole(ctr), "env[].valueFrom.configMapKeyRef", "a key of a ConfigMap", local),

@@ -208,6 +208,18 @@ metadata:
 			},
 			want: []string{"dev-team:staging/kustomization.yaml:3: LINT005", "dev-team:staging/escape.yaml:11: LL002", "dev-team:staging/escape.yaml:15: LL014"},
 		},
+		"images from the tenant's registry, pulled every time, and others": {
+			fleet: map[string]string{"tenants/base/dev-team/kustomization.yaml": "resources:\n- tenant.yaml\npatches:\n- target: {kind: Tenant, name: dev-team}\n" +
+				"  patch: '[{\"op\": \"add\", \"path\": \"/spec/images\", \"value\": {\"allowed\": [\"ghcr.io/dev-team\"], \"pullAlways\": true}}]'\n"},
+			repo: map[string]string{
+				"staging/kustomization.yaml": overlay("app.yaml"),
+				"staging/app.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  selector:\n    matchLabels: {app: app}\n  template:\n" +
+					"    metadata:\n      labels: {app: app}\n    spec:\n      containers:\n      - name: app\n        image: ghcr.io/dev-team/app:1.0\n        imagePullPolicy: Always\n" +
+					"      - name: sidecar\n        image: docker.io/attacker/proxy:1.0\n        imagePullPolicy: Always\n" +
+					"      - name: cached\n        image: ghcr.io/dev-team/cache:1.0\n",
+			},
+			want: []string{"dev-team:staging/app.yaml:17: LL029", "dev-team:staging/app.yaml:19: LL029"},
+		},
 		"a cluster-scoped object the platform approved, and one it did not": {
 			repo: map[string]string{
 				"staging/kustomization.yaml": overlay("classes.yaml"),

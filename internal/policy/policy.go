@@ -161,6 +161,8 @@ type allowances struct {
 	scheduling       v1alpha1.Scheduling
 	storage          v1alpha1.Storage
 	ingress          v1alpha1.Ingress
+	// images is nil where the Tenant bounds no image.
+	images *v1alpha1.Images
 }
 
 // allowancesOf reads a Tenant's opt-ins.
@@ -171,6 +173,7 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 		scheduling:       ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{}),
 		storage:          ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}),
 		ingress:          ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
+		images:           t.Spec.Images,
 	}
 }
 
@@ -211,7 +214,7 @@ var Rules = []Rule{
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
 	ruleRoleGrants, ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
-	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant,
+	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant, ruleImages,
 }
 
 var (

@@ -42,7 +42,7 @@ func podTemplate(t *corev1.PodTemplateSpec, p *field.Path, s scope) field.ErrorL
 	return append(podSpec(&t.Spec, p.Child("spec"), s), evictionAnnotations(t.Annotations, p.Child("metadata", "annotations"))...)
 }
 
-// podSpec is rules LL012, LL016, LL019 and LL020.
+// podSpec is rules LL012, LL016, LL019, LL020 and LL029.
 func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 	var errs field.ErrorList
 	// serviceAccount is the deprecated alias the apiserver still honours.
@@ -54,6 +54,7 @@ func podSpec(spec *corev1.PodSpec, p *field.Path, s scope) field.ErrorList {
 	}
 	errs = append(errs, scheduling(spec, p, s)...)
 	errs = append(errs, ephemeralClaims(spec, p, s)...)
+	errs = append(errs, images(spec, p, s)...)
 	if s.allow.requireResources {
 		errs = append(errs, containerResources(spec.InitContainers, p.Child("initContainers"))...)
 		errs = append(errs, containerResources(spec.Containers, p.Child("containers"))...)
