@@ -28,21 +28,33 @@ func (a *Auditor) fluxLockdown(ctx context.Context) ([]Check, error) {
 		return nil, err
 	}
 	for _, c := range lockdown.Controllers {
-		check := Check{Kind: "flux", Name: c.Name + " runs locked down", Result: Pass}
-		got, found := args[c.Name]
-		switch {
-		case !found && c.Required:
-			check.Result, check.Detail = Skip, "no "+where+c.Name+" to read flags from"
-		case !found:
-			continue // an optional controller that is not installed
-		default:
-			if missing := lockdown.Missing(c.Name, got); len(missing) > 0 {
-				check.Result, check.Detail = Fail, "missing "+strings.Join(missing, " ")
+		// The controller's Deployment, and its shards, if any.
+		var names []string
+		for name, d := range args {
+			if d.controller == c.Name {
+				names = append(names, name)
 			}
 		}
-		checks = append(checks, check)
+		slices.Sort(names)
+		if len(names) == 0 && c.Required {
+			checks = append(checks, Check{Kind: "flux", Name: c.Name + " runs locked down", Result: Skip, Detail: "no " + where + c.Name + " to read flags from"})
+		}
+		for _, name := range names {
+			check := Check{Kind: "flux", Name: name + " runs locked down", Result: Pass}
+			if missing := lockdown.Missing(c.Name, args[name].args); len(missing) > 0 {
+				check.Result, check.Detail = Fail, "missing "+strings.Join(missing, " ")
+			}
+			checks = append(checks, check)
+		}
 	}
 	return checks, nil
+}
+
+// deployed is a Flux controller as it runs: which lockdown controller, and
+// its command line.
+type deployed struct {
+	controller string
+	args       []string
 }
 
 // fluxInstance checks the FluxInstance in Flux's namespace, if any: the
@@ -75,22 +87,30 @@ func (a *Auditor) fluxNamespace() string {
 	return a.FluxNamespace
 }
 
-// fluxArgs are the command lines of Flux's controllers by name, and where
-// they were read, for messages.
-func (a *Auditor) fluxArgs(ctx context.Context) (map[string][]string, string, error) {
+// fluxArgs are Flux's controllers by Deployment (or process) name, and
+// where they were read, for messages. A Deployment's controller is the one
+// its app.kubernetes.io/component label names, as the Flux Operator's
+// shards keep it, else the one of its name.
+func (a *Auditor) fluxArgs(ctx context.Context) (map[string]deployed, string, error) {
 	if a.FluxArgs != nil {
-		return a.FluxArgs, "process ", nil
+		running := map[string]deployed{}
+		for name, args := range a.FluxArgs {
+			running[name] = deployed{controller: name, args: args}
+		}
+		return running, "process ", nil
 	}
 	ns := a.fluxNamespace()
 	list := &appsv1.DeploymentList{}
 	if err := a.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil, "", fmt.Errorf("listing Flux's Deployments in %s: %w", ns, err)
 	}
-	args := map[string][]string{}
+	running := map[string]deployed{}
 	for _, d := range list.Items {
-		for _, c := range d.Spec.Template.Spec.Containers {
-			args[d.Name] = append(args[d.Name], append(slices.Clone(c.Command), c.Args...)...)
+		controller := d.Labels["app.kubernetes.io/component"]
+		if !slices.ContainsFunc(lockdown.Controllers, func(c lockdown.Controller) bool { return c.Name == controller }) {
+			controller = d.Name
 		}
+		running[d.Name] = deployed{controller: controller, args: lockdown.CommandLine(&d.Spec.Template.Spec)}
 	}
-	return args, "Deployment " + ns + "/", nil
+	return running, "Deployment " + ns + "/", nil
 }

@@ -85,6 +85,12 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 		// The container the fleet component patches too: Flux's manager.
 		old := d.Spec.Template.Spec.Containers[0].Args
 		args := lockdown.Lock(l.Name, old)
+		// A command ending the flags ("--") or swallowing one is not
+		// Landlord's to rewrite.
+		command := d.Spec.Template.Spec.Containers[0].Command
+		if missing := lockdown.Missing(l.Name, append(slices.Clone(command), args...)); len(missing) > 0 {
+			return fmt.Errorf("%s: its command %q keeps %s from the controller: correct the command by hand", name, command, strings.Join(missing, " "))
+		}
 		if slices.Equal(old, args) {
 			fmt.Fprintf(out, "%s already locked down\n", name)
 			continue
@@ -106,6 +112,10 @@ func (f *fluxInstall) lockDown(ctx context.Context, c client.Client, out io.Writ
 // write.
 func lockDownInstance(ctx context.Context, c client.Client, instance *unstructured.Unstructured, out io.Writer) error {
 	name := fluxoperator.Key(instance)
+	// What Landlord cannot verify it does not touch.
+	if _, err := fluxoperator.Args(instance); err != nil {
+		return err
+	}
 	locked := instance.DeepCopy()
 	changed, err := fluxoperator.Lock(locked)
 	if err != nil {

@@ -298,7 +298,7 @@ func fluxOperator(t *testing.T, c client.Client, kubeconfig string, install func
 		}
 	})
 
-	auditInstance := func(t *testing.T) audit.Check {
+	auditCheck := func(t *testing.T, name string) audit.Check {
 		t.Helper()
 		cmd := cli.NewRootCommand()
 		var out bytes.Buffer
@@ -311,12 +311,16 @@ func fluxOperator(t *testing.T, c client.Client, kubeconfig string, install func
 			t.Fatalf("%v\n%s", err, out.String())
 		}
 		for _, check := range checks {
-			if check.Name == "FluxInstance flux-system/flux locks Flux down" {
+			if check.Name == name {
 				return check
 			}
 		}
-		t.Fatalf("no check of the FluxInstance:\n%s", out.String())
+		t.Fatalf("no check %q:\n%s", name, out.String())
 		return audit.Check{}
+	}
+	auditInstance := func(t *testing.T) audit.Check {
+		t.Helper()
+		return auditCheck(t, "FluxInstance flux-system/flux locks Flux down")
 	}
 	if got := auditInstance(t); got.Result != audit.Pass {
 		t.Errorf("the scaffold: %+v", got)
@@ -374,6 +378,31 @@ func fluxOperator(t *testing.T, c client.Client, kubeconfig string, install func
 	}
 	if got := auditInstance(t); got.Result != audit.Fail || !strings.HasPrefix(got.Detail, "helm-controller lacks --no-cross-namespace-refs=true;") {
 		t.Errorf("a patch undoing the lockdown: %+v", got)
+	}
+
+	// A shard the operator renders runs what its controller runs, and is
+	// audited as that controller by its component label.
+	shard := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "kustomize-controller-shard1", Namespace: "flux-system", Labels: map[string]string{"app.kubernetes.io/component": "kustomize-controller"}},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kustomize-controller-shard1"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "kustomize-controller-shard1"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "ghcr.io/fluxcd/kustomize-controller:v1.7.3",
+					Args: []string{"--watch-label-selector=sharding.fluxcd.io/key=shard1", "--no-remote-bases=true"}}}},
+			},
+		},
+	}
+	if err := c.Create(ctx, shard); err != nil {
+		t.Fatal(err)
+	}
+	got = auditCheck(t, "kustomize-controller-shard1 runs locked down")
+	if want := "missing --no-cross-namespace-refs=true --default-service-account=default --feature-gates=ObjectLevelWorkloadIdentity=true " +
+		"--default-decryption-service-account=default --default-kubeconfig-service-account=default"; got.Result != audit.Fail || got.Detail != want {
+		t.Errorf("an unlocked shard: %s %q, want fail %q", got.Result, got.Detail, want)
+	}
+	if err := c.Delete(ctx, shard); err != nil {
+		t.Fatal(err)
 	}
 
 	if err := c.List(ctx, deployments, client.InNamespace("flux-system")); err != nil {

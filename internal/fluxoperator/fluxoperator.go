@@ -57,11 +57,12 @@ const (
 	notification = "notification-controller"
 	reflector    = "image-reflector-controller"
 	automation   = "image-automation-controller"
+	watcher      = "source-watcher"
 )
 
 var settings = []setting{
 	{field: "multitenant", flags: []operatorFlag{
-		{name: "--no-cross-namespace-refs", value: "true", controllers: []string{kustomize, helm, notification, reflector, automation}},
+		{name: "--no-cross-namespace-refs", value: "true", controllers: []string{kustomize, helm, notification, reflector, automation, watcher}},
 		{name: "--no-remote-bases", value: "true", controllers: []string{kustomize}},
 		{name: "--default-service-account", valueField: "tenantDefaultServiceAccount", controllers: []string{kustomize, helm}},
 	}},

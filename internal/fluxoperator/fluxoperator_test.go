@@ -27,9 +27,9 @@ func TestInstanceLocksDown(t *testing.T) {
 	if len(args) != 4 {
 		t.Errorf("the core components are 4 controllers, got %d: %v", len(args), args)
 	}
-	for controller, a := range args {
-		if m := lockdown.Missing(controller, a); len(m) > 0 {
-			t.Errorf("%s lacks %v: %q", controller, m, a)
+	for name, r := range args {
+		if m := lockdown.Missing(r.Controller, r.Args); len(m) > 0 || r.Controller != name {
+			t.Errorf("%s (%s) lacks %v: %q", name, r.Controller, m, r.Args)
 		}
 	}
 	// Today the operator's settings cover every flag: no patch needed.
@@ -52,6 +52,9 @@ func TestMissing(t *testing.T) {
 	cases := map[string]struct {
 		edit func(*unstructured.Unstructured)
 		want map[string][]string
+		// err is the start of the error of an instance Landlord cannot
+		// verify, after "FluxInstance flux-system/flux: ".
+		err string
 	}{
 		"scaffold": {edit: func(*unstructured.Unstructured) {}},
 		"no components listed: the core four": {edit: func(u *unstructured.Unstructured) {
@@ -97,21 +100,88 @@ func TestMissing(t *testing.T) {
 			edit: func(u *unstructured.Unstructured) {
 				patches(u, map[string]any{"patch": "- op: replace\n  path: /spec/template/spec/containers/0/args\n  value: [--watch-all-namespaces=true]\n", "target": map[string]any{"kind": "Deployment", "name": "helm-.*"}})
 			},
-			want: map[string][]string{"helm-controller": {"--no-cross-namespace-refs=true", "--default-service-account=default",
-				"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-kubeconfig-service-account=default"}},
+			err: "spec.kustomize.patches[0]: op replace at /spec/template/spec/containers/0/args: Landlord cannot tell",
+		},
+		"a patch replacing one argument by position": {
+			edit: func(u *unstructured.Unstructured) {
+				patches(u, map[string]any{"patch": "- op: replace\n  path: /spec/template/spec/containers/0/args/4\n  value: --enable-leader-election\n", "target": map[string]any{"kind": "Deployment", "name": "notification-controller"}})
+			},
+			err: "spec.kustomize.patches[0]: op replace at /spec/template/spec/containers/0/args/4",
+		},
+		"a patch ending the flags with the command": {
+			edit: func(u *unstructured.Unstructured) {
+				patches(u, map[string]any{"patch": "- op: add\n  path: /spec/template/spec/containers/0/command\n  value: [kustomize-controller, \"--\"]\n", "target": map[string]any{"kind": "Deployment", "name": "kustomize-controller"}})
+			},
+			err: "spec.kustomize.patches[0]: op add at /spec/template/spec/containers/0/command",
+		},
+		"a patch setting resources": {edit: func(u *unstructured.Unstructured) {
+			patches(u, map[string]any{"patch": "- op: replace\n  path: /spec/template/spec/containers/0/resources\n  value: {limits: {memory: 1Gi}}\n", "target": map[string]any{"kind": "Deployment"}})
+		}},
+		"shards, locked down as their controllers": {edit: func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedStringSlice(u.Object, []string{"shard1"}, "spec", "sharding", "shards")
+		}},
+		"a patch on the shards turning cross-namespace references back on": {
+			edit: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedStringSlice(u.Object, []string{"shard1"}, "spec", "sharding", "shards")
+				patches(u, map[string]any{"patch": "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --no-cross-namespace-refs=false\n",
+					"target": map[string]any{"kind": "Deployment", "annotationSelector": "sharding.fluxcd.io/role=shard"}})
+			},
+			want: map[string][]string{"kustomize-controller-shard1": {"--no-cross-namespace-refs=true"}, "helm-controller-shard1": {"--no-cross-namespace-refs=true"}},
+		},
+		"a patch in a tenant default account": {
+			edit: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "default\n    - op: add\n      path: /spec/template/spec/containers/0/command\n      value: [x, \"--\"]", "spec", "cluster", "tenantDefaultServiceAccount")
+			},
+			err: `spec.cluster.tenantDefaultServiceAccount "default\n`,
+		},
+		"Flux before 2.7": {
+			edit: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "2.6.x", "spec", "distribution", "version")
+			},
+			err: `spec.distribution.version "2.6.x": the lockdown through spec.cluster needs Flux 2.7 or later`,
+		},
+		"Flux 2.x": {edit: func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(u.Object, "2.x", "spec", "distribution", "version")
+		}},
+		"Flux from an artifact": {
+			edit: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, "oci://registry.example.com/flux-manifests:v2.7", "spec", "distribution", "artifact")
+			},
+			err: "spec.distribution.artifact: Flux's manifests come from oci://registry.example.com/flux-manifests:v2.7",
+		},
+		"no kustomize-controller": {
+			edit: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedStringSlice(u.Object, []string{"source-controller", "helm-controller"}, "spec", "components")
+			},
+			err: "spec.components lists no kustomize-controller",
+		},
+		"reconciliation disabled": {
+			edit: func(u *unstructured.Unstructured) {
+				u.SetAnnotations(map[string]string{"fluxcd.controlplane.io/reconcile": "disabled"})
+			},
+			err: "reconciliation is disabled",
 		},
 		"a strategic merge patch turning the gate off": {
 			edit: func(u *unstructured.Unstructured) {
 				patches(u, map[string]any{"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: source-controller\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        args: [--feature-gates=ObjectLevelWorkloadIdentity=false]\n"})
 			},
-			want: map[string][]string{"source-controller": {"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"}},
+			err: "spec.kustomize.patches[0]: a strategic merge patch setting args",
 		},
+		"a strategic merge patch setting an environment variable": {edit: func(u *unstructured.Unstructured) {
+			patches(u, map[string]any{"patch": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: source-controller\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        env: [{name: HTTPS_PROXY, value: http://proxy:3128}]\n"})
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			u := scaffold()
 			tc.edit(u)
 			got, err := fluxoperator.Missing(u)
+			if tc.err != "" {
+				if prefix := "FluxInstance flux-system/flux: " + tc.err; err == nil || !strings.HasPrefix(err.Error(), prefix) {
+					t.Errorf("got %v, %v\nwant an error starting %q", got, err, prefix)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

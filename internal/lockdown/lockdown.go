@@ -7,7 +7,10 @@ package lockdown
 
 import (
 	"slices"
+	"strconv"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Flag is one command-line flag the lockdown sets.
@@ -32,9 +35,19 @@ func (f Flag) Satisfied(value string) bool {
 		return value != ""
 	case f.Gate:
 		key, want, _ := strings.Cut(f.Value, "=")
-		return gates(value)[key] == want
+		return sameBool(gates(value)[key], want)
 	}
-	return value == f.Value
+	return sameBool(value, f.Value)
+}
+
+// sameBool compares a value as pflag reads a boolean (True, 1 and t are
+// true), any other value as written.
+func sameBool(value, want string) bool {
+	got, err := strconv.ParseBool(value)
+	if w, werr := strconv.ParseBool(want); err == nil && werr == nil {
+		return got == w
+	}
+	return value == want
 }
 
 // gates reads a feature-gates list; a later entry wins, as in pflag.
@@ -100,6 +113,9 @@ var Controllers = []Controller{
 	{Name: "notification-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
 	{Name: "image-reflector-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
 	{Name: "image-automation-controller", Flags: []Flag{noCrossNamespaceRefs, objectLevelWorkloadIdentity, defaultServiceAccount}},
+	// Flux 2.7's optional source-watcher: an ArtifactGenerator may name
+	// sources in other namespaces.
+	{Name: "source-watcher", Flags: []Flag{noCrossNamespaceRefs}},
 }
 
 // Args are the flags of the named controller as command-line arguments.
@@ -140,6 +156,22 @@ func Args(controller string) []string {
 	return args
 }
 
+// CommandLine is what the controller of a Flux Deployment's pod spec
+// runs: the command and arguments of its manager container, as Flux's
+// manifests name it, else of its first. Other containers' flags are not
+// the controller's.
+func CommandLine(spec *corev1.PodSpec) []string {
+	for _, c := range spec.Containers {
+		if c.Name == "manager" {
+			return append(slices.Clone(c.Command), c.Args...)
+		}
+	}
+	if len(spec.Containers) == 0 {
+		return nil
+	}
+	return append(slices.Clone(spec.Containers[0].Command), spec.Containers[0].Args...)
+}
+
 // Missing lists the lockdown flags a command line does not pass with a
 // value that locks down, as flag=value.
 func Missing(controller string, args []string) []string {
@@ -166,8 +198,31 @@ func missingFlags(controller string, args []string) []Flag {
 	return missing
 }
 
+// fluxBooleans are the boolean flags of Flux's controllers (read in
+// fluxcd/pkg/runtime v0.91.0 and the controllers' main.go): alone, they
+// take no value from the next argument.
+var fluxBooleans = []string{"--enable-leader-election", "--leader-election-release-on-cancel", "--watch-all-namespaces",
+	"--insecure-allow-http", "--insecure-kubeconfig-exec", "--insecure-kubeconfig-tls"}
+
+// boolean reports whether pflag would read name as a boolean flag: a
+// lockdown flag set to true or false, or one of fluxBooleans.
+func boolean(name string) bool {
+	for _, c := range Controllers {
+		for _, f := range c.Flags {
+			if f.Name == name {
+				_, err := strconv.ParseBool(f.Value)
+				return err == nil
+			}
+		}
+	}
+	return slices.Contains(fluxBooleans, name)
+}
+
 // parse reads a command line's long flags as pflag would: the last
-// occurrence wins, except for gate flags, whose occurrences merge.
+// occurrence wins, except for gate flags, whose occurrences merge; "--"
+// ends the flags; a flag alone that is not known to be boolean takes the
+// next argument as its value, whatever it starts with, so that a lockdown
+// flag an unknown flag may swallow does not count.
 func parse(args []string) map[string]string {
 	gate := map[string]bool{}
 	for _, c := range Controllers {
@@ -176,17 +231,22 @@ func parse(args []string) map[string]string {
 		}
 	}
 	got := map[string]string{}
-	for i, arg := range args {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			break
+		}
 		if !strings.HasPrefix(arg, "--") {
 			continue
 		}
 		name, value, ok := strings.Cut(arg, "=")
-		if !ok {
-			// A boolean flag alone, or a value in the next argument.
+		switch {
+		case ok:
+		case boolean(name):
 			value = "true"
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				value = args[i+1]
-			}
+		case i+1 < len(args):
+			i++
+			value = args[i]
 		}
 		if gate[name] && got[name] != "" {
 			value = got[name] + "," + value
@@ -233,12 +293,28 @@ func Lock(controller string, args []string) []string {
 			flag = f.Name + "=" + mergeGates(append(values, f.Value))
 		}
 		if first < 0 {
-			out = append(out, flag)
+			out = slices.Insert(out, appendAt(out), flag)
 		} else {
 			out = slices.Insert(out, first, flag)
 		}
 	}
 	return out
+}
+
+// appendAt is where a flag is added to args: at the end, but before any
+// "--", after which pflag reads no flag, and before a last flag alone that
+// may take it as its value.
+func appendAt(args []string) int {
+	end := slices.Index(args, "--")
+	if end < 0 {
+		end = len(args)
+	}
+	if end > 0 {
+		if last := args[end-1]; strings.HasPrefix(last, "--") && !strings.Contains(last, "=") && !boolean(last) {
+			end--
+		}
+	}
+	return end
 }
 
 // mergeGates joins feature-gates lists into one, each gate once, in the

@@ -30,6 +30,15 @@ func TestMissing(t *testing.T) {
 		"image reflector": {"image-reflector-controller", nil,
 			[]string{"--no-cross-namespace-refs=true", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"}},
 		"no such controller": {"flux-operator", nil, nil},
+		// pflag's reading: booleans as ParseBool reads them, "--" ends the
+		// flags, a string flag alone takes the next argument whatever it is.
+		"booleans written otherwise": {"notification-controller", []string{"--no-cross-namespace-refs=True", "--feature-gates=ObjectLevelWorkloadIdentity=1", "--default-service-account=default"}, nil},
+		"flags after the end of flags": {"notification-controller", []string{"--watch-all-namespaces", "--", "--no-cross-namespace-refs=true",
+			"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"},
+			[]string{"--no-cross-namespace-refs=true", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default"}},
+		"a flag swallowed as another's value": {"notification-controller", []string{"--enable-leader-election", "--feature-gates=ObjectLevelWorkloadIdentity=true",
+			"--default-service-account=default", "--events-addr", "--no-cross-namespace-refs=true"},
+			[]string{"--no-cross-namespace-refs=true"}},
 	} {
 		if got := Missing(c.controller, c.args); !slices.Equal(got, c.want) {
 			t.Errorf("%s: Missing = %q, want %q", name, got, c.want)
@@ -51,8 +60,10 @@ func TestLock(t *testing.T) {
 		"from scratch": {"kustomize-controller", []string{"--events-addr=http://nc/"}, append([]string{"--events-addr=http://nc/"}, kustomizeLocked...)},
 		"replaced where it stands, later ones dropped": {"helm-controller",
 			[]string{"--no-cross-namespace-refs", "--log-level=info", "--no-cross-namespace-refs=false", "--default-service-account", "", "--x"},
-			[]string{"--no-cross-namespace-refs=true", "--log-level=info", "--default-service-account=default", "--x",
-				"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-kubeconfig-service-account=default"}},
+			[]string{"--no-cross-namespace-refs=true", "--log-level=info", "--default-service-account=default",
+				"--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-kubeconfig-service-account=default", "--x"}},
+		"added before the end of flags": {"source-controller", []string{"--storage-path=/data", "--", "extra"},
+			[]string{"--storage-path=/data", "--feature-gates=ObjectLevelWorkloadIdentity=true", "--default-service-account=default", "--", "extra"}},
 		"the platform's account kept": {"source-controller", []string{"--default-service-account=flux-fetcher"},
 			[]string{"--default-service-account=flux-fetcher", "--feature-gates=ObjectLevelWorkloadIdentity=true"}},
 		"other gates kept, occurrences merged": {"source-controller",
