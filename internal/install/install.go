@@ -38,16 +38,8 @@ var stageWait = ssa.WaitOptions{Interval: 100 * time.Millisecond, Timeout: time.
 // configured or left unchanged, as kubectl apply does. Objects must carry
 // their kind; they are not modified.
 func Apply(ctx context.Context, c client.Client, out io.Writer, objects ...client.Object) (*ssa.ChangeSet, error) {
-	desired := make([]*unstructured.Unstructured, 0, len(objects))
-	for _, obj := range objects {
-		// A copy: ssa sorts and edits what it applies.
-		u, err := normalize.ToUnstructured(obj)
-		if err != nil {
-			return nil, fmt.Errorf("converting %T: %w", obj, err)
-		}
-		desired = append(desired, u)
-	}
-	if err := normalize.UnstructuredList(desired); err != nil {
+	desired, err := normalized(objects)
+	if err != nil {
 		return nil, err
 	}
 	changes, err := manager(c, polling.Options{}).ApplyAllStaged(ctx, desired, ssa.ApplyOptions{
@@ -65,15 +57,8 @@ func Apply(ctx context.Context, c client.Client, out io.Writer, objects ...clien
 // object in a namespace the install would create cannot be judged before
 // it exists, and is reported so.
 func DryRun(ctx context.Context, c client.Client, out io.Writer, objects ...client.Object) error {
-	desired := make([]*unstructured.Unstructured, 0, len(objects))
-	for _, obj := range objects {
-		u, err := normalize.ToUnstructured(obj)
-		if err != nil {
-			return fmt.Errorf("converting %T: %w", obj, err)
-		}
-		desired = append(desired, u)
-	}
-	if err := normalize.UnstructuredList(desired); err != nil {
+	desired, err := normalized(objects)
+	if err != nil {
 		return err
 	}
 	sort.Sort(ssa.SortableUnstructureds(desired))
@@ -95,6 +80,20 @@ func DryRun(ctx context.Context, c client.Client, out io.Writer, objects ...clie
 		fmt.Fprintf(out, "%s %s (server dry run)\n", id, entry.Action)
 	}
 	return nil
+}
+
+// normalized are copies of objects as ssa applies them: ssa sorts and
+// edits what it is given.
+func normalized(objects []client.Object) ([]*unstructured.Unstructured, error) {
+	desired := make([]*unstructured.Unstructured, 0, len(objects))
+	for _, obj := range objects {
+		u, err := normalize.ToUnstructured(obj)
+		if err != nil {
+			return nil, fmt.Errorf("converting %T: %w", obj, err)
+		}
+		desired = append(desired, u)
+	}
+	return desired, normalize.UnstructuredList(desired)
 }
 
 func manager(c client.Client, opts polling.Options) *ssa.ResourceManager {
