@@ -79,6 +79,9 @@ change, and fails after --timeout naming what is not ready.`,
 }
 
 func (o installOptions) validate() error {
+	if err := checkDryRun(o.dryRun); err != nil {
+		return err
+	}
 	switch {
 	case o.export && o.fluxLockdown:
 		return errors.New("--flux-lockdown patches a live Flux and cannot be exported: for a fleet repository use infrastructure/flux-lockdown from 'landlord init fleet'")

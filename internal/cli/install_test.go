@@ -421,13 +421,14 @@ func TestInstallFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		"export lockdown": {[]string{"--export", "--flux-lockdown"}, "--flux-lockdown patches a live Flux and cannot be exported"},
-		"export wait":     {[]string{"--export", "--wait"}, "--wait needs a cluster to wait on"},
-		"timeout alone":   {[]string{"--timeout", "1m"}, "--timeout needs --wait"},
-		"zero timeout":    {[]string{"--wait", "--timeout", "0s"}, "--timeout 0s: must be positive"},
-		"export dry run":  {[]string{"--export", "--dry-run=server"}, "--dry-run=server asks the cluster; --export does not"},
-		"dry run wait":    {[]string{"--dry-run=server", "--wait"}, "--wait waits for what --dry-run=server does not store"},
-		"dry run client":  {[]string{"--dry-run=client"}, `--dry-run "client": want none or server (--export prints what would be sent)`},
+		"export lockdown":          {[]string{"--export", "--flux-lockdown"}, "--flux-lockdown patches a live Flux and cannot be exported"},
+		"export wait":              {[]string{"--export", "--wait"}, "--wait needs a cluster to wait on"},
+		"timeout alone":            {[]string{"--timeout", "1m"}, "--timeout needs --wait"},
+		"zero timeout":             {[]string{"--wait", "--timeout", "0s"}, "--timeout 0s: must be positive"},
+		"export dry run":           {[]string{"--export", "--dry-run=server"}, "--dry-run=server asks the cluster; --export does not"},
+		"dry run wait":             {[]string{"--dry-run=server", "--wait"}, "--wait waits for what --dry-run=server does not store"},
+		"dry run client":           {[]string{"--dry-run=client"}, `--dry-run "client": want none or server (--export prints what would be sent)`},
+		"dry run client, exported": {[]string{"--export", "--dry-run=client"}, `--dry-run "client": want none or server (--export prints what would be sent)`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := run(append([]string{"install"}, tc.args...)...)

@@ -128,6 +128,13 @@ func addDryRunFlag(cmd *cobra.Command, mode *string) {
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{dryRunNone, dryRunServer}, cobra.ShellCompDirectiveNoFileComp))
 }
 
+// checkDryRun refuses a --dry-run mode that is not one, before anything
+// else is said about it.
+func checkDryRun(mode string) error {
+	_, err := dryRun(mode, false)
+	return err
+}
+
 // dryRun checks --dry-run and says whether it asks for a server dry run;
 // waiting for what a dry run never stores would never end.
 func dryRun(mode string, wait bool) (bool, error) {

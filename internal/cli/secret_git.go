@@ -87,6 +87,9 @@ Without --export the Secret is applied to the cluster, unencrypted.`,
 
 // validate checks the flags against each other, naming the wrong one.
 func (o secretGitOptions) validate() error {
+	if err := checkDryRun(o.dryRun); err != nil {
+		return err
+	}
 	if errs := validation.IsDNS1123Subdomain(o.name); len(errs) > 0 {
 		return fmt.Errorf("secret name %q: %s", o.name, strings.Join(errs, "; "))
 	}

@@ -128,6 +128,9 @@ create, for clusters without it.`,
 // they set is the Tenant's schema's to judge (flagErrors).
 func (o tenantCreateOptions) tenantOptions() (fleet.TenantOptions, []fleet.EnvPath, error) {
 	var none fleet.TenantOptions
+	if err := checkDryRun(o.dryRun); err != nil {
+		return none, nil, err
+	}
 	switch {
 	case o.export && o.render:
 		return none, nil, errors.New("set at most one of --export (the Tenant as YAML) or --render (the objects it creates); neither applies it to the cluster")
