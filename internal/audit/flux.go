@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/internal/fluxoperator"
@@ -69,15 +70,38 @@ func (a *Auditor) fluxInstance(ctx context.Context) ([]Check, error) {
 	}
 	check := Check{Kind: "flux", Name: fluxoperator.Key(instance) + " locks Flux down", Result: Pass}
 	missing, err := fluxoperator.Missing(instance)
-	if err != nil {
+	switch {
+	case err != nil:
 		check.Result, check.Detail = Fail, err.Error()
-		return []Check{check}, nil
-	}
-	if len(missing) > 0 {
+	case len(missing) > 0:
 		check.Result = Fail
 		check.Detail = fluxoperator.Describe(missing) + "; set spec.cluster." + strings.Join(fluxoperator.Settings(), ", spec.cluster.") + " to true (landlord install --flux-lockdown)"
 	}
-	return []Check{check}, nil
+	return []Check{check, applied(instance)}, nil
+}
+
+// applied checks that the operator rendered the instance's current spec:
+// until it has, the lockdown computed from the spec is not what runs (the
+// Deployments' own checks say what does).
+func applied(instance *unstructured.Unstructured) Check {
+	check := Check{Kind: "flux", Name: fluxoperator.Key(instance) + " is applied by the Flux Operator", Result: Pass}
+	conditions, _, _ := unstructured.NestedSlice(instance.Object, "status", "conditions")
+	for _, c := range conditions {
+		cond, _ := c.(map[string]any)
+		if cond["type"] != "Ready" {
+			continue
+		}
+		generation, _, _ := unstructured.NestedInt64(cond, "observedGeneration")
+		switch {
+		case generation != instance.GetGeneration():
+			check.Result, check.Detail = Skip, fmt.Sprintf("the operator has reconciled generation %d, not %d", generation, instance.GetGeneration())
+		case cond["status"] != "True":
+			check.Result, check.Detail = Fail, fmt.Sprintf("Ready=%v %v: %v", cond["status"], cond["reason"], cond["message"])
+		}
+		return check
+	}
+	check.Result, check.Detail = Skip, "no Ready condition: the operator has not reconciled it"
+	return check
 }
 
 func (a *Auditor) fluxNamespace() string {

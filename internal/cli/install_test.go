@@ -325,6 +325,27 @@ func fluxOperator(t *testing.T, c client.Client, kubeconfig string, install func
 	if got := auditInstance(t); got.Result != audit.Pass {
 		t.Errorf("the scaffold: %+v", got)
 	}
+	// No operator runs here: the instance is not yet applied, then the
+	// operator's failure is reported.
+	applied := "FluxInstance flux-system/flux is applied by the Flux Operator"
+	if got := auditCheck(t, applied); got.Result != audit.Skip || got.Detail != "no Ready condition: the operator has not reconciled it" {
+		t.Errorf("an instance nothing reconciled: %+v", got)
+	}
+	live := instance.DeepCopy()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(live), live); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "BuildFailed", "message": "version 2.6 does not support multitenantWorkloadIdentity",
+		"observedGeneration": live.GetGeneration(), "lastTransitionTime": "2026-11-27T00:00:00Z"}}}
+	if err := unstructured.SetNestedField(live.Object, status, "status"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Status().Update(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if got := auditCheck(t, applied); got.Result != audit.Fail || got.Detail != "Ready=False BuildFailed: version 2.6 does not support multitenantWorkloadIdentity" {
+		t.Errorf("an instance the operator failed to apply: %+v", got)
+	}
 
 	generations := map[string]int64{}
 	deployments := &appsv1.DeploymentList{}
