@@ -6,6 +6,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/landlord-dev/landlord/internal/render"
 )
 
 // grant is one permission a role may not hand a tenant.
@@ -51,7 +53,7 @@ func RoleGrants(p *field.Path, role string, rules []rbacv1.PolicyRule, clusterWi
 			return
 		}
 		for _, r := range rules {
-			if len(r.NonResourceURLs) > 0 && len(r.Resources) == 0 {
+			if len(r.NonResourceURLs) > 0 && len(r.Resources) == 0 || bindsOnlyBindable(r, g) {
 				continue
 			}
 			if anyMatch(r.Verbs, g.verbs) && (g.groups[0] == "*any*" || anyMatch(r.APIGroups, g.groups)) && (g.resources[0] == "*any*" || anyResource(r.Resources, g.resources)) {
@@ -71,6 +73,15 @@ func RoleGrants(p *field.Path, role string, rules []rbacv1.PolicyRule, clusterWi
 		}
 	}
 	return errs
+}
+
+// bindsOnlyBindable reports whether r, judged for the bind grant, binds
+// nothing but render.BindableClusterRoles, by name: what the tenant role
+// gives so that tenants may bind Kubernetes' view.
+func bindsOnlyBindable(r rbacv1.PolicyRule, g grant) bool {
+	return slices.Equal(g.verbs, []string{"bind"}) && slices.Equal(r.Verbs, []string{"bind"}) &&
+		slices.Equal(r.APIGroups, []string{rbacv1.GroupName}) && slices.Equal(r.Resources, []string{"clusterroles"}) &&
+		len(r.ResourceNames) > 0 && !slices.ContainsFunc(r.ResourceNames, func(n string) bool { return !slices.Contains(render.BindableClusterRoles, n) })
 }
 
 func clusterWideAllowed(clusterWideBinding bool) string {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,10 @@ func TestRoleGrants(t *testing.T) {
 		"every subresource":       {rules: []rbacv1.PolicyRule{rule([]string{"create"}, "", "serviceaccounts/*")}, want: "serviceaccounts/token"},
 		"escalate":                {rules: []rbacv1.PolicyRule{rule([]string{"escalate"}, rbacv1.GroupName, "roles")}, want: "escalate"},
 		"bind":                    {rules: []rbacv1.PolicyRule{rule([]string{"bind"}, rbacv1.GroupName, "clusterroles")}, want: "bind"},
+		"bind view, by name":      {rules: []rbacv1.PolicyRule{named(rule([]string{"bind"}, rbacv1.GroupName, "clusterroles"), "view")}},
+		"bind view and admin":     {rules: []rbacv1.PolicyRule{named(rule([]string{"bind"}, rbacv1.GroupName, "clusterroles"), "view", "admin")}, want: "bind"},
+		"bind and read view":      {rules: []rbacv1.PolicyRule{named(rule([]string{"bind", "get"}, rbacv1.GroupName, "clusterroles"), "view")}, want: "bind"},
+		"bind roles named view":   {rules: []rbacv1.PolicyRule{named(rule([]string{"bind"}, rbacv1.GroupName, "roles"), "view")}, want: "bind"},
 		"every verb on rbac":      {rules: []rbacv1.PolicyRule{rule([]string{"*"}, rbacv1.GroupName, "roles")}, want: "escalate"},
 		"secrets in a namespace":  {rules: []rbacv1.PolicyRule{rule(read, "", "secrets")}},
 		"secrets cluster-wide":    {rules: []rbacv1.PolicyRule{rule(read, "", "secrets")}, clusterWide: true, want: "read secrets cluster-wide"},
@@ -52,5 +57,20 @@ func TestRoleGrants(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func named(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
+	r.ResourceNames = names
+	return r
+}
+
+// TestBindableRolesAreBindable: what the tenant role lets tenants bind
+// without holding it, LL015 lets them bind.
+func TestBindableRolesAreBindable(t *testing.T) {
+	for _, name := range render.BindableClusterRoles {
+		if !slices.Contains(builtinRoles, name) {
+			t.Errorf("the tenant role binds %s, which LL015 refuses", name)
+		}
 	}
 }

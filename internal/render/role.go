@@ -68,9 +68,16 @@ func TenantClusterRole() *rbacv1.ClusterRole {
 	}
 }
 
+// BindableClusterRoles are the built-in ClusterRoles a tenant may bind in
+// its namespaces without holding all they grant: RBAC asks for the bind
+// verb on them, which the tenant role gives. Kubernetes' view reads more
+// than the tenant role does (resource claims, for one), and grants no
+// write, no Secret and no identity.
+var BindableClusterRoles = []string{"view"}
+
 // tenantRules grant what the registry gives tenants (kinds.Kind.Tenant
 // and Subresources), one rule per API group and set of verbs, in the
-// registry's order.
+// registry's order, then the bind verb on BindableClusterRoles.
 func tenantRules() []rbacv1.PolicyRule {
 	var rules []rbacv1.PolicyRule
 	add := func(group string, access kinds.Access, resource string) {
@@ -90,7 +97,8 @@ func tenantRules() []rbacv1.PolicyRule {
 			add(k.Group, k.Subresources[sub], k.Resource+"/"+sub)
 		}
 	}
-	return rules
+	return append(rules, rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"clusterroles"}, Verbs: []string{"bind"},
+		ResourceNames: slices.Clone(BindableClusterRoles)})
 }
 
 // accessVerbs are the verbs of each access.

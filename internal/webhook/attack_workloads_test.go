@@ -80,6 +80,7 @@ func TestAttacksWorkloads(t *testing.T) {
 		ownIngClass = "ingress of its class"
 		ownBudget   = "budget allowing one eviction"
 		ownBinding  = "bind its own service account"
+		ownView     = "bind view to its own service account"
 	)
 	runAttacks(t, map[string]attack{
 		// LL019: priority, pinning, node selection, tolerations.
@@ -135,6 +136,13 @@ func TestAttacksWorkloads(t *testing.T) {
 		ownBinding:                 {as: "reconciler", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-jobs"}))},
 		"bind the anonymous user":  {as: "owner", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: rbacv1.UserKind, Name: "system:anonymous", APIGroup: rbacv1.GroupName})), want: "LL011", near: ownBinding},
 		"bind the unauthenticated": {as: "owner", do: create(roleBinding(v1alpha1.DefaultRole, rbacv1.Subject{Kind: rbacv1.GroupKind, Name: "system:unauthenticated", APIGroup: rbacv1.GroupName})), want: "LL011", near: ownBinding},
+
+		// Kubernetes' view, bound to the tenant's own account, though it
+		// reads what the tenant role does not (the tenant role's bind on it);
+		// edit, which impersonates service accounts, stays out of reach.
+		ownView:                                {as: "owner", do: create(roleBinding("view", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"}))},
+		"bind edit to its own service account": {as: "owner", do: create(roleBinding("edit", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "blue-apps"})), want: rbacDenied, near: ownView},
+		"bind view to red's service account":   {as: "owner", do: create(roleBinding("view", rbacv1.Subject{Kind: "ServiceAccount", Name: "ci", Namespace: "red-apps"})), want: "LL011", near: ownView},
 	})
 }
 
