@@ -71,6 +71,7 @@ func (l *linter) fleet(ctx context.Context, r *repo) error {
 	err := each(len(objects), func(i int) error {
 		_, err := l.validate(ctx, objects[i], objects[i].namespace)
 		l.secret(objects[i])
+		l.fluxInstance(objects[i])
 		return err
 	})
 	if err != nil {

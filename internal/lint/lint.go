@@ -40,10 +40,11 @@ var (
 	RuleSecret         = Rule{"LINT007", "unencrypted-secret", "a Secret committed without SOPS metadata is readable by anyone who can read the repository"}
 	RuleNamespace      = Rule{"LINT008", "tenant-namespace", "the tenant's reconciler may write only in the tenant's namespaces"}
 	RuleSourcePath     = Rule{"LINT009", "source-path", "Flux fails a Kustomization whose path does not exist in its repository"}
+	RuleFluxLockdown   = Rule{"LINT010", "flux-lockdown", "a FluxInstance without Flux's multi-tenancy lockdown lets a tenant's Kustomization reach other namespaces and apply as the controller: the Flux Operator renders Flux as the instance says"}
 )
 
 // Rules lists lint's own rules in id order.
-var Rules = []Rule{RuleBuild, RuleSchema, RuleValidationRule, RuleUnknownKind, RuleRemoteBase, RulePathEscape, RuleSecret, RuleNamespace, RuleSourcePath}
+var Rules = []Rule{RuleBuild, RuleSchema, RuleValidationRule, RuleUnknownKind, RuleRemoteBase, RulePathEscape, RuleSecret, RuleNamespace, RuleSourcePath, RuleFluxLockdown}
 
 // Options say what to lint.
 type Options struct {

@@ -220,6 +220,16 @@ metadata:
 			},
 			want: []string{"dev-team:staging/app.yaml:17: LL029", "dev-team:staging/app.yaml:19: LL029"},
 		},
+		"a FluxInstance with the lockdown, and one without": {
+			fleet: map[string]string{
+				"clusters/staging/flux-system/flux-instance.yaml": fluxInstance("true"),
+				"clusters/production/flux-system/flux-instance.yaml": fluxInstance("false"),
+			},
+			want: []string{
+				":clusters/production/flux-system/flux-instance.yaml:1: LINT004", ":clusters/production/flux-system/flux-instance.yaml:8: LINT010",
+				":clusters/staging/flux-system/flux-instance.yaml:1: LINT004",
+			},
+		},
 		"a cluster-scoped object the platform approved, and one it did not": {
 			repo: map[string]string{
 				"staging/kustomization.yaml": overlay("classes.yaml"),
@@ -474,7 +484,7 @@ func TestRulesAreStable(t *testing.T) {
 		got = append(got, r.ID+" "+r.Name)
 	}
 	want := []string{"LINT001 build-error", "LINT002 schema", "LINT003 validation-rule", "LINT004 unknown-kind", "LINT005 remote-base",
-		"LINT006 path-escape", "LINT007 unencrypted-secret", "LINT008 tenant-namespace", "LINT009 source-path"}
+		"LINT006 path-escape", "LINT007 unencrypted-secret", "LINT008 tenant-namespace", "LINT009 source-path", "LINT010 flux-lockdown"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rules = %q, want %q", got, want)
 	}
@@ -605,4 +615,12 @@ func TestLintBuildsNothingPastItsBounds(t *testing.T) {
 			t.Errorf("a regular .sourceignore is a finding: %s", f)
 		}
 	}
+}
+
+// fluxInstance is a Flux Operator FluxInstance, multitenant as given, its
+// other lockdown settings on.
+func fluxInstance(multitenant string) string {
+	return "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n" +
+		"  distribution: {version: 2.7.x, registry: ghcr.io/fluxcd}\n" +
+		"  cluster:\n    multitenant: " + multitenant + "\n    objectLevelWorkloadIdentity: true\n    multitenantWorkloadIdentity: true\n"
 }
