@@ -222,7 +222,7 @@ metadata:
 		},
 		"a FluxInstance with the lockdown, and one without": {
 			fleet: map[string]string{
-				"clusters/staging/flux-system/flux-instance.yaml": fluxInstance("true"),
+				"clusters/staging/flux-system/flux-instance.yaml":    fluxInstance("true"),
 				"clusters/production/flux-system/flux-instance.yaml": fluxInstance("false"),
 			},
 			want: []string{
