@@ -131,7 +131,7 @@ func (a *Auditor) fluxArgs(ctx context.Context) (map[string]deployed, string, er
 	running := map[string]deployed{}
 	for _, d := range list.Items {
 		controller := d.Labels["app.kubernetes.io/component"]
-		if !slices.ContainsFunc(lockdown.Controllers, func(c lockdown.Controller) bool { return c.Name == controller }) {
+		if _, ok := lockdown.Lookup(controller); !ok {
 			controller = d.Name
 		}
 		running[d.Name] = deployed{controller: controller, args: lockdown.CommandLine(&d.Spec.Template.Spec)}

@@ -89,7 +89,7 @@ func Describe(missing map[string][]string) string {
 	for _, c := range lockdown.Controllers {
 		var names []string
 		for name := range missing {
-			if name == c.Name || strings.HasPrefix(name, c.Name+"-") && !slices.ContainsFunc(lockdown.Controllers, func(o lockdown.Controller) bool { return o.Name == name }) {
+			if _, other := lockdown.Lookup(name); name == c.Name || strings.HasPrefix(name, c.Name+"-") && !other {
 				names = append(names, name)
 			}
 		}

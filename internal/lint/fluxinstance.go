@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"encoding/json"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,13 +15,9 @@ func (l *linter) fluxInstance(o *object) {
 	if !isKind(o.gvk, fluxoperator.GVK.Group, fluxoperator.GVK.Kind) {
 		return
 	}
-	// Through JSON, for the number types unstructured objects copy.
-	data, err := json.Marshal(o.obj)
-	if err != nil {
-		return
-	}
+	// Decoded anew, for the number types unstructured objects copy.
 	instance := &unstructured.Unstructured{}
-	if err := instance.UnmarshalJSON(data); err != nil {
+	if err := decode(o.obj, &instance.Object); err != nil {
 		return // the schema check reports what does not decode
 	}
 	instance.SetNamespace(o.namespace)

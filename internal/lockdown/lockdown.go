@@ -118,7 +118,6 @@ var Controllers = []Controller{
 	{Name: "source-watcher", Flags: []Flag{noCrossNamespaceRefs}},
 }
 
-// Args are the flags of the named controller as command-line arguments.
 // Setting is one flag of the lockdown and the controllers that take it.
 type Setting struct {
 	Flag        Flag
@@ -144,14 +143,21 @@ func Settings() []Setting {
 	return settings
 }
 
+// Lookup is the named controller of Controllers, if it is one.
+func Lookup(name string) (Controller, bool) {
+	i := slices.IndexFunc(Controllers, func(c Controller) bool { return c.Name == name })
+	if i < 0 {
+		return Controller{}, false
+	}
+	return Controllers[i], true
+}
+
+// Args are the flags of the named controller as command-line arguments.
 func Args(controller string) []string {
+	c, _ := Lookup(controller)
 	var args []string
-	for _, c := range Controllers {
-		if c.Name == controller {
-			for _, f := range c.Flags {
-				args = append(args, f.String())
-			}
-		}
+	for _, f := range c.Flags {
+		args = append(args, f.String())
 	}
 	return args
 }
@@ -184,15 +190,11 @@ func Missing(controller string, args []string) []string {
 
 func missingFlags(controller string, args []string) []Flag {
 	got := parse(args)
+	c, _ := Lookup(controller)
 	var missing []Flag
-	for _, c := range Controllers {
-		if c.Name != controller {
-			continue
-		}
-		for _, f := range c.Flags {
-			if !f.Satisfied(got[f.Name]) {
-				missing = append(missing, f)
-			}
+	for _, f := range c.Flags {
+		if !f.Satisfied(got[f.Name]) {
+			missing = append(missing, f)
 		}
 	}
 	return missing
