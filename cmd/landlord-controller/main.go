@@ -16,6 +16,7 @@ import (
 
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/profile"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/version"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -32,7 +33,7 @@ func main() {
 	flag.IntVar(&opts.Concurrency, "concurrency", 4, "tenants reconciled at once")
 	hooks := webhook.Options{Namespace: os.Getenv("POD_NAMESPACE")}
 	if hooks.Namespace == "" {
-		hooks.Namespace = "landlord-system"
+		hooks.Namespace = tenancy.ControllerNamespace
 	}
 	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "", "address of the net/http/pprof endpoints; empty disables them")
 	flag.StringVar(&opts.DashboardAddr, "dashboard-bind-address", "", "address of the read-only web dashboard, each viewer authenticated by bearer token and shown what it may get; empty disables it")

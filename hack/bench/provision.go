@@ -29,8 +29,8 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 const (
@@ -92,7 +92,7 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	writes, err := p.WritesSince(mark, policy.ControllerUser)
+	writes, err := p.WritesSince(mark, tenancy.ControllerUser(tenancy.ControllerNamespace))
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/landlord-dev/landlord/internal/localcluster"
-	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 const (
@@ -65,7 +65,7 @@ func measureSteady(ctx context.Context, e *env) ([]row, error) {
 		return nil, ctx.Err()
 	case <-time.After(time.Minute):
 	}
-	landlord, err := p.WritesSince(mark, policy.ControllerUser)
+	landlord, err := p.WritesSince(mark, tenancy.ControllerUser(tenancy.ControllerNamespace))
 	if err != nil {
 		return nil, err
 	}

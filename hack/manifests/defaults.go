@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/profile"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // TenantDefaultsKey is the file of the tenant defaults ConfigMap.
@@ -44,7 +44,7 @@ func writeTenantDefaults() {
 	write("config/manager/tenant-defaults.yaml", chartDir+"/values.yaml (tenantDefaults)", &corev1.ConfigMap{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: "landlord-tenant-defaults", Namespace: install.ControllerNamespace,
+			Name: "landlord-tenant-defaults", Namespace: tenancy.ControllerNamespace,
 			Labels: map[string]string{"app.kubernetes.io/name": "landlord-controller"},
 		},
 		Data: map[string]string{TenantDefaultsKey: string(profileYAML)},

@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
 
@@ -27,7 +27,7 @@ func main() {
 	write("config/rbac/tenant_roles.yaml", "internal/render", roles...)
 	// The in-cluster webhooks, less the caBundle the controller fills in,
 	// and the policy the API server evaluates itself.
-	validating, mutating := webhook.Configurations(webhook.Options{Namespace: install.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)
+	validating, mutating := webhook.Configurations(webhook.Options{Namespace: tenancy.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)
 	write("config/webhook/webhooks.yaml", "internal/webhook", validating, mutating)
 	vap, binding := policy.InProcess(policy.Platform{})
 	write("config/webhook/policies.yaml", "internal/policy", vap, binding)

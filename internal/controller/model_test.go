@@ -22,8 +22,8 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/controller"
-	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 var (
@@ -66,7 +66,7 @@ func TestConvergenceModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * time.Second) // the resync's reconcile, and any it would wake
-	writes, err := env.WritesSince(mark, policy.ControllerUser)
+	writes, err := env.WritesSince(mark, tenancy.ControllerUser(tenancy.ControllerNamespace))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,12 @@ type claims struct {
 func (r *TenantReconciler) claimNamespaces(ctx context.Context, tenant *v1alpha1.Tenant) (*claims, error) {
 	c := &claims{tenant: tenant, refusals: map[string]string{}, terminating: map[string]string{}}
 	for _, name := range tenant.NamespaceNames() {
+		if name == r.Namespace {
+			// The Tenant's API reserves the default one; the chart may be
+			// installed in any.
+			c.refusals[name] = fmt.Sprintf("namespace %s is where Landlord's controller runs; it is never a tenant's", name)
+			continue
+		}
 		ns := &corev1.Namespace{}
 		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
 		switch {

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // TestSettledTenantSendsNothing: once a Tenant is provisioned, a Flux
@@ -63,7 +63,7 @@ func TestSettledTenantSendsNothing(t *testing.T) {
 	eventually(t, "the resync reconciled", func() error { return atLeast(t, before+1) })
 	time.Sleep(2 * time.Second) // room for a reconcile the status write would wake
 
-	writes, err := env.WritesSince(mark, policy.ControllerUser)
+	writes, err := env.WritesSince(mark, tenancy.ControllerUser(tenancy.ControllerNamespace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestSettledTenantSendsNothing(t *testing.T) {
 	}
 	eventually(t, "the retries reconciled", func() error { return atLeast(t, before+1) })
 	time.Sleep(2 * time.Second)
-	if writes, err = env.WritesSince(mark, policy.ControllerUser); err != nil {
+	if writes, err = env.WritesSince(mark, tenancy.ControllerUser(tenancy.ControllerNamespace)); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("retries: %.0f reconciles, %d writes by the controller", reconciles(t)-before, len(writes))

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/manager"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // manifest is obj as a TenantResource lists it.
@@ -41,12 +41,12 @@ func manifest(t *testing.T, obj map[string]any) v1alpha1.Manifest {
 // nothing.
 func TestTenantResourceStampsPlatformObjects(t *testing.T) {
 	t.Parallel()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: manager.DefaultNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenancy.ControllerNamespace}}
 	if err := k8s.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	source := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: manager.DefaultNamespace, Name: "stamp-registry"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: tenancy.ControllerNamespace, Name: "stamp-registry"},
 		Type:       corev1.SecretTypeDockerConfigJson,
 		Data:       map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example":{"auth":"b25lOnR3bw=="}}}`)},
 	}

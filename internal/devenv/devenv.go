@@ -13,7 +13,6 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
-	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/profile"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/webhook"
@@ -39,7 +38,7 @@ func Start(ctx context.Context, env *localcluster.Env, dir string, defaults prof
 	if err := install.Prerequisites(ctx, admin); err != nil {
 		return nil, err
 	}
-	if err := install.ControllerRBAC(ctx, admin); err != nil {
+	if err := install.ControllerRBAC(ctx, admin, tenancy.ControllerNamespace); err != nil {
 		return nil, err
 	}
 	ports, err := localcluster.FreePorts(1)
@@ -49,7 +48,7 @@ func Start(ctx context.Context, env *localcluster.Env, dir string, defaults prof
 	port := ports[0]
 	l := &Landlord{
 		Webhook: webhook.Options{
-			Namespace: install.ControllerNamespace,
+			Namespace: tenancy.ControllerNamespace,
 			Host:      "127.0.0.1",
 			Port:      port,
 			URLBase:   fmt.Sprintf("https://127.0.0.1:%d", port),
@@ -59,9 +58,9 @@ func Start(ctx context.Context, env *localcluster.Env, dir string, defaults prof
 	}
 	// The controller runs as its service account, so a missing RBAC marker
 	// shows as a failure rather than hiding behind an admin's rights.
-	ns, name, _ := tenancy.SplitServiceAccount(policy.ControllerUser)
-	cfg := env.ConfigFor(policy.ControllerUser, "system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated")
-	cfg.UserAgent = name
+	ns := tenancy.ControllerNamespace
+	cfg := env.ConfigFor(tenancy.ControllerUser(ns), "system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated")
+	cfg.UserAgent = tenancy.ControllerServiceAccount
 	mgr, err := manager.New(ctx, cfg, manager.Options{MetricsAddr: "0", HealthAddr: "0", Concurrency: 4, Webhook: &l.Webhook, Profile: defaults})
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 
 	"github.com/landlord-dev/landlord/charts"
 	"github.com/landlord-dev/landlord/config"
-	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // DefaultChartRepository is where the release workflow pushes the chart.
@@ -65,10 +65,10 @@ func helmFiles(chart Chart) ([]file, error) {
 		return nil, err
 	}
 	i := slices.IndexFunc(objects, func(u *unstructured.Unstructured) bool {
-		return u.GetKind() == "Namespace" && u.GetName() == install.ControllerNamespace
+		return u.GetKind() == "Namespace" && u.GetName() == tenancy.ControllerNamespace
 	})
 	if i < 0 {
-		return nil, fmt.Errorf("config/default has no namespace %s", install.ControllerNamespace)
+		return nil, fmt.Errorf("config/default has no namespace %s", tenancy.ControllerNamespace)
 	}
 	ns, err := objectFile(HelmNamespaceFile, objects[i])
 	if err != nil {
@@ -80,8 +80,8 @@ func helmFiles(chart Chart) ([]file, error) {
 		Spec: helmv2.HelmReleaseSpec{
 			Interval:           metav1.Duration{Duration: time.Hour},
 			ReleaseName:        chart.Name,
-			TargetNamespace:    install.ControllerNamespace,
-			StorageNamespace:   install.ControllerNamespace,
+			TargetNamespace:    tenancy.ControllerNamespace,
+			StorageNamespace:   tenancy.ControllerNamespace,
 			ServiceAccountName: helmServiceAccount,
 			Install:            &helmv2.Install{CRDs: helmv2.Create, Remediation: &helmv2.InstallRemediation{Retries: 3}},
 			Upgrade:            &helmv2.Upgrade{CRDs: helmv2.CreateReplace, Remediation: &helmv2.UpgradeRemediation{Retries: 3}},

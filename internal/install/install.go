@@ -23,6 +23,7 @@ import (
 
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // FieldOwner manages what the installer applies.
@@ -128,25 +129,22 @@ func Prerequisites(ctx context.Context, c client.Client) error {
 	return err
 }
 
-// The controller's identity in cluster.
-const (
-	ControllerNamespace      = "landlord-system"
-	ControllerServiceAccount = "landlord-controller"
-)
-
 // ControllerRBAC applies the controller's generated roles, and its
-// namespace, and binds them to its service account.
-func ControllerRBAC(ctx context.Context, c client.Client) error {
+// namespace, and binds them to its service account there.
+func ControllerRBAC(ctx context.Context, c client.Client, namespace string) error {
 	roles, err := config.ControllerRoles()
 	if err != nil {
 		return err
 	}
 	objects := []client.Object{&corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: ControllerNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: namespace},
 	}}
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ControllerNamespace, Name: ControllerServiceAccount}}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: tenancy.ControllerServiceAccount}}
 	for _, role := range roles {
+		if role.GetNamespace() != "" {
+			role.SetNamespace(namespace)
+		}
 		ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: role.GetKind(), Name: role.GetName()}
 		var binding client.Object = &rbacv1.RoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},

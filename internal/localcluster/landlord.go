@@ -15,12 +15,13 @@ import (
 	"syscall"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
-	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
@@ -42,6 +43,9 @@ type ControllerOptions struct {
 	Args []string
 	// Env adds to the environment it inherits, such as GOMEMLIMIT.
 	Env []string
+	// Namespace is the one it runs in, as its service account there;
+	// tenancy.ControllerNamespace when empty.
+	Namespace string
 }
 
 // Controller is landlord-controller running as its own process against the
@@ -65,16 +69,19 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 	if err := install.Prerequisites(ctx, admin); err != nil {
 		return nil, err
 	}
-	if err := install.ControllerRBAC(ctx, admin); err != nil {
+	if opts.Namespace == "" {
+		opts.Namespace = tenancy.ControllerNamespace
+	}
+	if err := install.ControllerRBAC(ctx, admin, opts.Namespace); err != nil {
 		return nil, err
 	}
-	if err := leaderElectionRBAC(ctx, admin); err != nil {
+	if err := leaderElectionRBAC(ctx, admin, opts.Namespace); err != nil {
 		return nil, err
 	}
 	if opts.Name == "" {
 		opts.Name = "landlord-controller"
 	}
-	kubeconfig, err := e.controllerKubeconfig(opts.Name)
+	kubeconfig, err := e.controllerKubeconfig(opts.Name, opts.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +117,7 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 		"--webhook-port=" + port,
 		"--webhook-url-base=" + opts.WebhookURLBase,
 		"--webhook-cert-dir=" + filepath.Join(e.Dir, opts.Name+"-certs"),
-		"--namespace=" + install.ControllerNamespace,
+		"--namespace=" + opts.Namespace,
 	}, opts.Args...)
 	c.proc = &process{name: opts.Name, path: opts.Bin, args: args, env: opts.Env, logPath: filepath.Join(e.Dir, opts.Name+".log")}
 	if err := c.proc.start(os.O_TRUNC); err != nil {
@@ -123,8 +130,8 @@ func (e *Env) StartController(ctx context.Context, opts ControllerOptions) (*Con
 }
 
 // leaderElectionRBAC applies config/default's Role and RoleBinding that
-// let the controller hold its lease, for --leader-elect.
-func leaderElectionRBAC(ctx context.Context, c client.Client) error {
+// let the controller hold its lease, for --leader-elect, in namespace.
+func leaderElectionRBAC(ctx context.Context, c client.Client, namespace string) error {
 	objects, err := config.Install()
 	if err != nil {
 		return err
@@ -137,6 +144,16 @@ func leaderElectionRBAC(ctx context.Context, c client.Client) error {
 	}
 	if len(rbac) != 2 {
 		return fmt.Errorf("config/default: want the leader election Role and RoleBinding, found %d objects", len(rbac))
+	}
+	for _, obj := range rbac {
+		u := obj.(*unstructured.Unstructured)
+		u.SetNamespace(namespace)
+		if u.GetKind() == "RoleBinding" {
+			subjects := []any{map[string]any{"kind": rbacv1.ServiceAccountKind, "namespace": namespace, "name": tenancy.ControllerServiceAccount}}
+			if err := unstructured.SetNestedSlice(u.Object, subjects, "subjects"); err != nil {
+				return err
+			}
+		}
 	}
 	_, err = install.Apply(ctx, c, io.Discard, rbac...)
 	return err
@@ -161,15 +178,14 @@ func BuildController(dir string) (string, error) {
 // controllerKubeconfig is the admin kubeconfig impersonating the
 // controller's service account, so RBAC and the webhooks see it as in
 // cluster.
-func (e *Env) controllerKubeconfig(name string) (string, error) {
+func (e *Env) controllerKubeconfig(name, namespace string) (string, error) {
 	cfg, err := clientcmd.LoadFromFile(e.KubeconfigPath)
 	if err != nil {
 		return "", err
 	}
-	ns, _, _ := tenancy.SplitServiceAccount(policy.ControllerUser)
 	for _, auth := range cfg.AuthInfos {
-		auth.Impersonate = policy.ControllerUser
-		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
+		auth.Impersonate = tenancy.ControllerUser(namespace)
+		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
 	}
 	path := filepath.Join(e.Dir, name+".kubeconfig")
 	return path, clientcmd.WriteToFile(*cfg, path)

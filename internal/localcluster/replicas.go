@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // LeaseSeries is the metric that is 1 on the replica leading.
@@ -56,7 +56,7 @@ func (e *Env) StartReplicas(ctx context.Context, n int, lease Lease, opts Contro
 		replica.WebhookURLBase = "https://" + svc.Addr()
 		replica.Args = append([]string{
 			"--leader-elect",
-			"--leader-election-namespace=" + install.ControllerNamespace,
+			"--leader-election-namespace=" + tenancy.ControllerNamespace,
 			"--leader-elect-lease-duration=" + lease.Duration.String(),
 			"--leader-elect-renew-deadline=" + lease.RenewDeadline.String(),
 			"--leader-elect-retry-period=" + lease.RetryPeriod.String(),

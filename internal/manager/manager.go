@@ -31,11 +31,9 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/controller"
 	"github.com/landlord-dev/landlord/internal/profile"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
-
-// DefaultNamespace is the controller's namespace when none is given.
-const DefaultNamespace = "landlord-system"
 
 // Options configure the manager.
 type Options struct {
@@ -58,7 +56,7 @@ type Options struct {
 	// Concurrency is how many Tenants reconcile at once.
 	Concurrency int
 	// Namespace is the controller's own, whence TenantResources copy
-	// Secrets; DefaultNamespace when empty.
+	// Secrets; tenancy.ControllerNamespace when empty.
 	Namespace string
 	// Profile fills what a Tenant leaves unset.
 	Profile profile.Profile
@@ -93,7 +91,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, err
 	}
 	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
+		opts.Namespace = tenancy.ControllerNamespace
 	}
 	mgrOpts := ctrl.Options{
 		Scheme: Scheme(),

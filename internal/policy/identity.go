@@ -18,10 +18,6 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
-// ControllerUser is the Landlord controller's identity, the only writer of
-// the objects it manages.
-const ControllerUser = "system:serviceaccount:landlord-system:landlord-controller"
-
 // identity is who writes.
 type identity struct {
 	platform bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -112,7 +113,7 @@ var identityRules = []inProcessRule{
 		field: field.NewPath("metadata", "labels").Key(v1alpha1.ManagedByLabel),
 		valid: fmt.Sprintf(`[object, oldObject].all(o, o == null || !has(o.metadata) || !has(o.metadata.labels) || !(%q in o.metadata.labels) || o.metadata.labels[%[1]q] != %q) || variables.platform`,
 			v1alpha1.ManagedByLabel, v1alpha1.ManagedByValue),
-		detail: fmt.Sprintf("%q", "the object is managed by Landlord; allowed: writes by "+ControllerUser+" only"),
+		detail: `"the object is managed by Landlord; allowed: writes by " + variables.controller + " only"`,
 	},
 	{
 		rule:   ruleUnheld,
@@ -256,10 +257,13 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 					},
 				}}},
 			},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-spared", Expression: "!(" + SparedCEL() + ")"}},
-			Variables:       append([]admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}}, inProcessVariables...),
-			Validations:     validations,
-			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-spared", Expression: "!(" + platform.SparedCEL() + ")"}},
+			Variables: append([]admissionregistrationv1.Variable{
+				{Name: "platform", Expression: platform.CEL()},
+				{Name: "controller", Expression: strconv.Quote(platform.Controller())},
+			}, inProcessVariables...),
+			Validations:   validations,
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		},
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
@@ -294,7 +298,7 @@ func tenantNamespaces(extra ...string) *metav1.LabelSelector {
 var validators sync.Map // users and groups -> func() validating.Validator
 
 func compiled(platform Platform) validating.Validator {
-	key := strings.Join(platform.Users, "\n") + "\x00" + strings.Join(platform.Groups, "\n")
+	key := strings.Join(platform.Users, "\n") + "\x00" + strings.Join(platform.Groups, "\n") + "\x00" + platform.Namespace
 	// Compiling takes about a second of CPU: the requests that arrive
 	// together after a start wait for one compilation instead of each running
 	// their own.

@@ -51,7 +51,7 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 	}
 	switch req.Operation {
 	case admissionv1.Create:
-		return createNamespace(ns, who, owner, tenants)
+		return createNamespace(ns, who, owner, tenants, req.Platform)
 	case admissionv1.Delete:
 		return deleteNamespace(ns, who, owner)
 	}
@@ -73,7 +73,7 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 	}
 	if old != nil && isManaged(old) && changed(old, ns) {
 		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata"),
-			"namespace "+ns.Name+" is managed by Landlord; allowed: changes by "+ControllerUser+" only"))
+			"namespace "+ns.Name+" is managed by Landlord; allowed: changes by "+req.Platform.Controller()+" only"))
 	}
 	return errs
 }
@@ -140,11 +140,11 @@ func claims(ns *corev1.Namespace) bool {
 
 // createNamespace lets a tenant create a namespace only through
 // self-service: its prefix, its label, within its count.
-func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant, tenants Tenants) field.ErrorList {
+func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant, tenants Tenants, platform Platform) field.ErrorList {
 	name := field.NewPath("metadata", "name")
 	labels := field.NewPath("metadata", "labels")
 	if owner != nil && slices.Contains(owner.NamespaceNames(), ns.Name) {
-		return field.ErrorList{forbidden(ruleNamespaces, name, "namespace "+ns.Name+" is assigned to tenant "+owner.Name+" by the platform; allowed: creation by "+ControllerUser+" only")}
+		return field.ErrorList{forbidden(ruleNamespaces, name, "namespace "+ns.Name+" is assigned to tenant "+owner.Name+" by the platform; allowed: creation by "+platform.Controller()+" only")}
 	}
 	t := who.tenant
 	if t == nil {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,10 +13,18 @@ import (
 )
 
 // Platform names the platform's own admins beyond system:masters: on
-// managed clusters and with OIDC they are users or groups, not masters.
+// managed clusters and with OIDC they are users or groups, not masters;
+// and the namespace Landlord's controller runs in,
+// tenancy.ControllerNamespace when empty.
 type Platform struct {
-	Users  []string
-	Groups []string
+	Users     []string
+	Groups    []string
+	Namespace string
+}
+
+// Controller is the user name of Landlord's controller.
+func (p Platform) Controller() string {
+	return tenancy.ControllerUser(cmp.Or(p.Namespace, tenancy.ControllerNamespace))
 }
 
 // Validate refuses entries that would make every tenant the platform:
@@ -40,8 +49,6 @@ func (p Platform) Validate() error {
 // server's match conditions, so that the webhooks skip exactly the
 // identities the policy would not judge.
 var platformIdentities = struct {
-	// controllerUsers write as the platform's controllers.
-	controllerUsers []string
 	// kubernetesNamespaces and fluxNamespaces hold the service accounts of
 	// Kubernetes' and Flux's controllers: the namespace and garbage
 	// collectors must be able to delete what they delete. Flux's apply
@@ -56,7 +63,6 @@ var platformIdentities = struct {
 	// prefix in this group.
 	nodePrefix, nodeGroup string
 }{
-	controllerUsers:      []string{ControllerUser},
 	kubernetesNamespaces: []string{"kube-system"},
 	fluxNamespaces:       []string{"flux-system"},
 	componentUsers:       []string{"system:apiserver", "system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy"},
@@ -69,7 +75,7 @@ var platformIdentities = struct {
 // by the identity rules, nor counts it as any tenant.
 func (p Platform) Includes(u authenticationv1.UserInfo) bool {
 	id := platformIdentities
-	return isController(u) ||
+	return p.isController(u) ||
 		slices.Contains(id.componentUsers, u.Username) || slices.Contains(p.Users, u.Username) ||
 		slices.ContainsFunc(u.Groups, func(g string) bool { return slices.Contains(id.groups, g) || slices.Contains(p.Groups, g) }) ||
 		strings.HasPrefix(u.Username, id.nodePrefix) && slices.Contains(u.Groups, id.nodeGroup)
@@ -77,8 +83,8 @@ func (p Platform) Includes(u authenticationv1.UserInfo) bool {
 
 // isController reports Landlord and the service accounts of Kubernetes'
 // and Flux's controllers.
-func isController(u authenticationv1.UserInfo) bool {
-	if slices.Contains(platformIdentities.controllerUsers, u.Username) {
+func (p Platform) isController(u authenticationv1.UserInfo) bool {
+	if u.Username == p.Controller() {
 		return true
 	}
 	ns, _, ok := tenancy.SplitServiceAccount(u.Username)
@@ -90,7 +96,7 @@ func isController(u authenticationv1.UserInfo) bool {
 func (p Platform) CEL() string {
 	id := platformIdentities
 	return strings.Join([]string{
-		ControllersCEL(),
+		p.controllersCEL(slices.Concat(id.kubernetesNamespaces, id.fluxNamespaces)),
 		fmt.Sprintf("request.userInfo.username in %s", CELList(id.componentUsers)),
 		// Platform's lists stand apart, possibly empty, so that the chart
 		// templates them into the same expression.
@@ -101,18 +107,12 @@ func (p Platform) CEL() string {
 	}, " || ")
 }
 
-// ControllersCEL is isController as a CEL expression. A prefix and the
-// last colon rather than a regular expression: the API server evaluates
-// it on every write it guards.
-func ControllersCEL() string {
-	id := platformIdentities
-	return controllersCEL(slices.Concat(id.kubernetesNamespaces, id.fluxNamespaces))
-}
-
 // controllersCEL is a CEL expression true for Landlord and the service
-// accounts of namespaces.
-func controllersCEL(namespaces []string) string {
-	alternatives := []string{fmt.Sprintf("request.userInfo.username in %s", CELList(platformIdentities.controllerUsers))}
+// accounts of namespaces, isController's for Kubernetes' and Flux's. A
+// prefix and the last colon rather than a regular expression: the API
+// server evaluates it on every write it guards.
+func (p Platform) controllersCEL(namespaces []string) string {
+	alternatives := []string{fmt.Sprintf("request.userInfo.username == %q", p.Controller())}
 	for _, ns := range namespaces {
 		prefix := tenancy.ServiceAccountPrefix + ns + ":"
 		alternatives = append(alternatives, fmt.Sprintf(`(request.userInfo.username.startsWith(%q) && request.userInfo.username.lastIndexOf(":") == %d && size(request.userInfo.username) > %d)`,
@@ -127,10 +127,10 @@ func controllersCEL(namespaces []string) string {
 // kubelets, none of which writes what a tenant wrote. Flux's controllers
 // and the platform's admins may apply a tenant's content: the policy
 // judges it, not their identity.
-func SparedCEL() string {
+func (p Platform) SparedCEL() string {
 	id := platformIdentities
 	return strings.Join([]string{
-		controllersCEL(id.kubernetesNamespaces),
+		p.controllersCEL(id.kubernetesNamespaces),
 		fmt.Sprintf("request.userInfo.username in %s", CELList(id.componentUsers)),
 		nodeCEL(),
 	}, " || ")

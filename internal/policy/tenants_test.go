@@ -139,7 +139,7 @@ var (
 	owner         = authenticationv1.UserInfo{Username: "bob", Groups: []string{"dev-team", "system:authenticated"}}
 	opsReconciler = authenticationv1.UserInfo{Username: "system:serviceaccount:ops:flux"}
 	carol         = authenticationv1.UserInfo{Username: "carol"}
-	controller    = authenticationv1.UserInfo{Username: ControllerUser}
+	controller    = authenticationv1.UserInfo{Username: tenancy.ControllerUser(tenancy.ControllerNamespace)}
 	masters       = authenticationv1.UserInfo{Username: "admin", Groups: []string{"system:masters"}}
 	fluxKustomize = authenticationv1.UserInfo{Username: "system:serviceaccount:flux-system:kustomize-controller"}
 	nsController  = authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:namespace-controller"}

@@ -192,6 +192,19 @@ func sorted(tenants []*v1alpha1.Tenant) []*v1alpha1.Tenant {
 // ServiceAccountPrefix starts the user name of every service account.
 const ServiceAccountPrefix = "system:serviceaccount:"
 
+// ControllerNamespace is where Landlord's controller runs unless the chart
+// is installed elsewhere; ControllerServiceAccount is its identity there.
+const (
+	ControllerNamespace      = "landlord-system"
+	ControllerServiceAccount = "landlord-controller"
+)
+
+// ControllerUser is the user name of Landlord's controller running in
+// namespace, the only writer of the objects it manages.
+func ControllerUser(namespace string) string {
+	return ServiceAccountPrefix + namespace + ":" + ControllerServiceAccount
+}
+
 // SplitServiceAccount splits a service account's user name into namespace
 // and name.
 func SplitServiceAccount(username string) (namespace, name string, ok bool) {

@@ -27,6 +27,7 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // oneTenant holds tenant "t": namespace t-apps, owned by group t-owners.
@@ -92,7 +93,7 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 		Namespaces: []v1alpha1.TenantNamespace{{Name: "t-apps"}}, Owners: []v1alpha1.Owner{{Kind: "Group", Name: "t-owners"}},
 	}}}
 	controllers := []authenticationv1.UserInfo{
-		{Username: policy.ControllerUser},
+		{Username: tenancy.ControllerUser(tenancy.ControllerNamespace)},
 		{Username: "system:serviceaccount:kube-system:namespace-controller"},
 		{Username: "system:serviceaccount:flux-system:kustomize-controller"},
 	}

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // TestInProcessKindsNeverWaitOnTheWebhook: with the webhook down,
@@ -31,7 +31,7 @@ func TestInProcessKindsNeverWaitOnTheWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(ctx, binding) })
-	landlord := impersonate(policy.ControllerUser, "system:serviceaccounts", "system:serviceaccounts:landlord-system", "system:authenticated")
+	landlord := impersonate(tenancy.ControllerUser(tenancy.ControllerNamespace), "system:serviceaccounts", "system:serviceaccounts:landlord-system", "system:authenticated")
 	kubeSystem := impersonate("system:serviceaccount:kube-system:bench-writer")
 
 	meta := func() metav1.ObjectMeta {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // TestPlatformIdentityAgrees: the webhooks' "not-platform" match
@@ -27,7 +28,7 @@ func TestPlatformIdentityAgrees(t *testing.T) {
 	identities := map[string]authenticationv1.UserInfo{
 		"a tenant's user":                       {Username: "alice", Groups: []string{"team-a", "system:authenticated"}},
 		"a break-glass admin":                   {Username: "root", Groups: []string{"system:masters"}},
-		"Landlord":                              {Username: policy.ControllerUser},
+		"Landlord":                              {Username: tenancy.ControllerUser(tenancy.ControllerNamespace)},
 		"another account of Landlord's":         {Username: "system:serviceaccount:landlord-system:default"},
 		"kube-system's namespace controller":    {Username: "system:serviceaccount:kube-system:namespace-controller"},
 		"flux-system's kustomize-controller":    {Username: "system:serviceaccount:flux-system:kustomize-controller"},

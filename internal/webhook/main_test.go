@@ -20,6 +20,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -48,7 +49,7 @@ func TestMain(m *testing.M) {
 		if err := install.Prerequisites(ctx, k8s); err != nil {
 			return err
 		}
-		if err := install.ControllerRBAC(ctx, k8s); err != nil {
+		if err := install.ControllerRBAC(ctx, k8s, tenancy.ControllerNamespace); err != nil {
 			return err
 		}
 		certDir, err := os.MkdirTemp("", "landlord-webhook-test")

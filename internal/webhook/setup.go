@@ -49,7 +49,7 @@ type Options struct {
 	// when zero.
 	CertCheckInterval time.Duration
 	// Platform are the platform's admins beyond system:masters, exempt from
-	// the identity rules as masters are.
+	// the identity rules as masters are; its Namespace is Namespace.
 	Platform policy.Platform
 	// FailurePolicy of the webhooks guarding tenant namespaces: Fail
 	// (default) holds every tenant write while no replica answers; Ignore
@@ -60,6 +60,8 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
+	// The controller serving these webhooks is the platform's.
+	o.Platform.Namespace = o.Namespace
 	if o.ServiceName == "" {
 		o.ServiceName = DefaultServiceName
 	}

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
-	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -51,7 +51,7 @@ func failover(t *testing.T, k kill, owner client.Client, tn, after *v1alpha1.Ten
 	t.Helper()
 	leader, holder := leaderPod(t, "")
 	var pod corev1.Pod
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: install.ControllerNamespace, Name: leader}, &pod); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: tenancy.ControllerNamespace, Name: leader}, &pod); err != nil {
 		t.Fatal(err)
 	}
 	pid, err := controllerPID(pod.UID)
@@ -201,7 +201,7 @@ func leaderPod(t *testing.T, previous string) (string, string) {
 		}
 		name, _, _ = strings.Cut(holder, "_")
 		var pod corev1.Pod
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: install.ControllerNamespace, Name: name}, &pod); err != nil {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: tenancy.ControllerNamespace, Name: name}, &pod); err != nil {
 			return fmt.Errorf("lease holder %q: %w", holder, err)
 		}
 		return nil
@@ -211,7 +211,7 @@ func leaderPod(t *testing.T, previous string) (string, string) {
 
 func readLease() (*coordinationv1.Lease, error) {
 	lease := &coordinationv1.Lease{}
-	err := k8s.Get(ctx, client.ObjectKey{Namespace: install.ControllerNamespace, Name: leaseName}, lease)
+	err := k8s.Get(ctx, client.ObjectKey{Namespace: tenancy.ControllerNamespace, Name: leaseName}, lease)
 	return lease, err
 }
 

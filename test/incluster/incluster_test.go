@@ -23,6 +23,7 @@ import (
 	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 )
 
@@ -120,7 +121,7 @@ func ready(name string) error {
 func replicasReady(t *testing.T, killed string) []corev1.Pod {
 	t.Helper()
 	var d appsv1.Deployment
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: install.ControllerNamespace, Name: deployment}, &d); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: tenancy.ControllerNamespace, Name: deployment}, &d); err != nil {
 		t.Fatal(err)
 	}
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
@@ -129,7 +130,7 @@ func replicasReady(t *testing.T, killed string) []corev1.Pod {
 	var ready []corev1.Pod
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		var pods corev1.PodList
-		if err := k8s.List(ctx, &pods, client.InNamespace(install.ControllerNamespace), controllerPods); err != nil {
+		if err := k8s.List(ctx, &pods, client.InNamespace(tenancy.ControllerNamespace), controllerPods); err != nil {
 			return err
 		}
 		ready = ready[:0]

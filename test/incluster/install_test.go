@@ -18,6 +18,7 @@ import (
 	"github.com/landlord-dev/landlord/charts/chartrender"
 	"github.com/landlord-dev/landlord/config"
 	"github.com/landlord-dev/landlord/internal/install"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/testenv"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -44,7 +45,7 @@ func installChart(t *testing.T) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: install.ControllerNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenancy.ControllerNamespace}}
 	if err := k8s.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func installChart(t *testing.T) []*unstructured.Unstructured {
 // renderChart renders the chart's CRDs and templates with values, as
 // helm template --include-crds --namespace landlord-system does.
 func renderChart(values map[string]any) ([]*unstructured.Unstructured, error) {
-	return chartrender.Render(filepath.Join(moduleRoot, "charts", "landlord"), install.ControllerNamespace, values)
+	return chartrender.Render(filepath.Join(moduleRoot, "charts", "landlord"), tenancy.ControllerNamespace, values)
 }
 
 // installKustomize installs config/default as landlord install does, with
@@ -130,7 +131,7 @@ func gone(t *testing.T) {
 	t.Helper()
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		var pods corev1.PodList
-		if err := k8s.List(ctx, &pods, client.InNamespace(install.ControllerNamespace), controllerPods); err != nil {
+		if err := k8s.List(ctx, &pods, client.InNamespace(tenancy.ControllerNamespace), controllerPods); err != nil {
 			return err
 		}
 		if n := len(pods.Items); n > 0 {
@@ -140,8 +141,8 @@ func gone(t *testing.T) {
 	})
 	var errs []error
 	for _, obj := range []client.Object{
-		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: install.ControllerNamespace, Name: leaseName}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: install.ControllerNamespace, Name: webhook.SecretName}},
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: tenancy.ControllerNamespace, Name: leaseName}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tenancy.ControllerNamespace, Name: webhook.SecretName}},
 	} {
 		if err := k8s.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)

@@ -1,15 +1,3 @@
-{{/*
-landlord.namespace fails unless the release is installed in landlord-system:
-Landlord's policy knows its controller as
-system:serviceaccount:landlord-system:landlord-controller.
-*/}}
-{{- define "landlord.namespace" -}}
-{{- if ne .Release.Namespace "landlord-system" -}}
-{{- fail (printf "Landlord runs in the namespace landlord-system, not %s: install with --namespace landlord-system" .Release.Namespace) -}}
-{{- end -}}
-landlord-system
-{{- end }}
-
 {{/* landlord.image is repository:tag, or repository@digest when a digest is set. */}}
 {{- define "landlord.image" -}}
 {{- if .Values.image.digest -}}
