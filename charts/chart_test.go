@@ -252,10 +252,10 @@ func TestChartValues(t *testing.T) {
 			if len(want) > 0 {
 				t.Errorf("namespaces.landlord.dev lacks the conditions %v: %v", want, conditions)
 			}
-			role := objects["ClusterRole /landlord-tenant"]
+			role := objects["ClusterRole /landlord-tenant-rules"]
 			rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
 			if last := rules[len(rules)-1].(map[string]any); !slices.Equal(toStrings(last["apiGroups"]), []string{"cert-manager.io"}) {
-				t.Errorf("landlord-tenant's last rule %v, want the extra one", last)
+				t.Errorf("landlord-tenant-rules's last rule %v, want the extra one", last)
 			}
 			container := containers(t, objects)[0]
 			if image := container["image"]; image != "ghcr.io/landlord-dev/landlord-controller@sha256:"+strings.Repeat("ab", 32) {

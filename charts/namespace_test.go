@@ -66,9 +66,8 @@ func TestChartInAnotherNamespace(t *testing.T) {
 
 	// What the controller applies at start, in that namespace.
 	validating, mutating := webhook.Configurations(webhook.Options{Namespace: elsewhere}, nil)
-	vap, binding := policy.InProcess(policy.Platform{Namespace: elsewhere})
 	var want []*unstructured.Unstructured
-	for _, obj := range []runtime.Object{validating, mutating, vap, binding} {
+	for _, obj := range append([]client.Object{validating, mutating}, policy.ValidatingPolicies(policy.Platform{Namespace: elsewhere})...) {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			t.Fatal(err)

@@ -39,7 +39,7 @@ func TestDefaultInstallApplies(t *testing.T) {
 		kinds[obj.GetKind()]++
 	}
 	for kind, want := range map[string]int{
-		"CustomResourceDefinition": 2, "ConfigMap": 1, "ClusterRole": 4, "ClusterRoleBinding": 1, "Role": 2,
+		"CustomResourceDefinition": 2, "ConfigMap": 1, "ClusterRole": 5, "ClusterRoleBinding": 1, "Role": 2,
 		"RoleBinding": 2, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
 		"Service": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1,
 	} {

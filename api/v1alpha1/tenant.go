@@ -41,6 +41,10 @@ const (
 
 	// DefaultRole is the ClusterRole bound in tenant namespaces by default.
 	DefaultRole = "landlord-tenant"
+	// AggregateToTenantLabel, "true" on a ClusterRole, adds its rules to
+	// DefaultRole, as Kubernetes' aggregate-to-edit adds to edit; the API
+	// server's policy judges such a role before it takes effect.
+	AggregateToTenantLabel = "landlord.dev/aggregate-to-tenant"
 	// VariablesConfigMap holds the tenant's variables in each namespace.
 	VariablesConfigMap = "tenant-vars"
 )

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
-	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/tenancy"
 	"github.com/landlord-dev/landlord/internal/webhook"
 )
@@ -108,7 +108,7 @@ annotations:
 			if res.GetKind() == "ServiceAccount" {
 				doc = templateAnnotations(doc, ".Values.serviceAccount.annotations")
 			}
-			if res.GetKind() == "ClusterRole" && res.GetName() == v1alpha1.DefaultRole {
+			if res.GetKind() == "ClusterRole" && res.GetName() == render.TenantRulesRole {
 				// rules is the last key: extra rules continue its list.
 				doc += "{{- with .Values.tenantRole.extraRules }}\n{{ toYaml . }}\n{{- end }}\n"
 			}
@@ -261,7 +261,7 @@ const (
 	timeoutPlaceholder = 29
 )
 
-// webhookTemplates are the configurations and the in-process policy the
+// webhookTemplates are the configurations and the admission policies the
 // controller applies, with the cert-manager annotation and the platform's
 // exemptions as it writes them under --cert-manager, --platform-users and
 // --platform-groups.
@@ -272,10 +272,13 @@ func webhookTemplates() []string {
 		FailurePolicy: failurePlaceholder, TimeoutSeconds: timeoutPlaceholder,
 	}
 	validating, mutating := webhook.Configurations(opts, nil)
-	vap, binding := policy.InProcess(opts.Platform)
 	annotation := fmt.Sprintf("  annotations:\n    cert-manager.io/inject-ca-from: %s/%s\n", opts.Namespace, opts.ServiceName)
 	var docs []string
-	for _, obj := range []any{validating, mutating, vap, binding} {
+	objects := []any{validating, mutating}
+	for _, p := range policy.ValidatingPolicies(opts.Platform) {
+		objects = append(objects, p)
+	}
+	for _, obj := range objects {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			log.Fatal(err)

@@ -29,8 +29,11 @@ func main() {
 	// and the policy the API server evaluates itself.
 	validating, mutating := webhook.Configurations(webhook.Options{Namespace: tenancy.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)
 	write("config/webhook/webhooks.yaml", "internal/webhook", validating, mutating)
-	vap, binding := policy.InProcess(policy.Platform{})
-	write("config/webhook/policies.yaml", "internal/policy", vap, binding)
+	var policies []any
+	for _, p := range policy.ValidatingPolicies(policy.Platform{}) {
+		policies = append(policies, p)
+	}
+	write("config/webhook/policies.yaml", "internal/policy", policies...)
 
 	version, err := os.ReadFile("VERSION")
 	if err != nil {

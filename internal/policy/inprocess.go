@@ -293,17 +293,22 @@ func tenantNamespaces(extra ...string) *metav1.LabelSelector {
 	return selector
 }
 
-// validators are the in-process policy compiled for each platform, as the
-// API server compiles it.
-var validators sync.Map // users and groups -> func() validating.Validator
+// validators are Landlord's policies compiled for each platform, as the
+// API server compiles them.
+var validators sync.Map // name, users and groups -> func() validating.Validator
 
 func compiled(platform Platform) validating.Validator {
-	key := strings.Join(platform.Users, "\n") + "\x00" + strings.Join(platform.Groups, "\n") + "\x00" + platform.Namespace
+	return compiledPolicy(InProcessName, platform, InProcess)
+}
+
+// compiledPolicy is the policy build makes for platform, compiled once.
+func compiledPolicy(name string, platform Platform, build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)) validating.Validator {
+	key := strings.Join([]string{name, strings.Join(platform.Users, "\n"), strings.Join(platform.Groups, "\n"), platform.Namespace}, "\x00")
 	// Compiling takes about a second of CPU: the requests that arrive
 	// together after a start wait for one compilation instead of each running
 	// their own.
 	once, _ := validators.LoadOrStore(key, sync.OnceValue(func() validating.Validator {
-		vap, _ := InProcess(platform)
+		vap, _ := build(platform)
 		return compile(vap)
 	}))
 	return once.(func() validating.Validator)()
@@ -375,20 +380,7 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
 	result := compiled(req.Platform).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
-	var errs field.ErrorList
-	for i, d := range result.Decisions {
-		if d.Action != validating.ActionDeny {
-			continue
-		}
-		r := inProcessRules[min(i, len(inProcessRules)-1)]
-		prefix := r.field.String() + ": Forbidden: " + r.rule.ID + ": "
-		if d.Evaluation == validating.EvalError || !strings.HasPrefix(d.Message, prefix) {
-			errs = append(errs, forbidden(r.rule, r.field, "could not be evaluated, so the API server refuses: "+d.Message))
-			continue
-		}
-		errs = append(errs, forbidden(r.rule, r.field, strings.TrimPrefix(d.Message, prefix)))
-	}
-	return errs
+	return decisions(result, inProcessRules)
 }
 
 // metadataOf is obj reduced to its metadata, which is all the in-process

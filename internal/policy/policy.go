@@ -87,7 +87,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	owner := tenants.ForNamespace(req.Namespace)
 	who := identify(req.User, tenants, req.Platform, nameOf(owner))
 	if req.Namespace == "" {
-		return clusterScoped(who, req, tenants)
+		return append(clusterScoped(who, req, tenants), tenantRole(req)...)
 	}
 	// Appended last: the content rules name what is wrong with the
 	// object, these who may not write it there at all.

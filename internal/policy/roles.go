@@ -58,8 +58,7 @@ func RoleGrants(p *field.Path, role string, rules []rbacv1.PolicyRule, clusterWi
 			}
 			if anyMatch(r.Verbs, g.verbs) && (g.groups[0] == "*any*" || anyMatch(r.APIGroups, g.groups)) && (g.resources[0] == "*any*" || anyResource(r.Resources, g.resources)) {
 				seen[g.what] = true
-				errs = append(errs, forbidden(ruleRoleGrants, p, "ClusterRole "+role+" grants "+g.what+
-					"; allowed: roles without token creation, impersonation, escalate or bind"+clusterWideAllowed(clusterWideBinding)))
+				errs = append(errs, forbidden(ruleRoleGrants, p, "ClusterRole "+role+grantDetail(g, clusterWideBinding)))
 				return
 			}
 		}
@@ -84,11 +83,13 @@ func bindsOnlyBindable(r rbacv1.PolicyRule, g grant) bool {
 		len(r.ResourceNames) > 0 && !slices.ContainsFunc(r.ResourceNames, func(n string) bool { return !slices.Contains(render.BindableClusterRoles, n) })
 }
 
-func clusterWideAllowed(clusterWideBinding bool) string {
+// grantDetail follows a role's name in the denial of g.
+func grantDetail(g grant, clusterWideBinding bool) string {
+	detail := " grants " + g.what + "; allowed: roles without token creation, impersonation, escalate or bind"
 	if !clusterWideBinding {
-		return ""
+		return detail
 	}
-	return ", and, bound cluster-wide, read-only roles without secrets or nodes/proxy"
+	return detail + ", and, bound cluster-wide, read-only roles without secrets or nodes/proxy"
 }
 
 // anyMatch reports whether a rule's list, where "*" is every value, holds

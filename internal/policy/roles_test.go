@@ -22,7 +22,7 @@ func TestRoleGrants(t *testing.T) {
 		clusterWide bool
 		want        string // a substring of the one message, "" for allowed
 	}{
-		"the tenant role":         {rules: render.TenantClusterRole().Rules},
+		"the tenant role":         {rules: render.TenantRules().Rules},
 		"a view-like role":        {rules: []rbacv1.PolicyRule{rule(read, "", "pods", "configmaps"), rule(read, "apps", "*")}},
 		"view, cluster-wide":      {rules: []rbacv1.PolicyRule{rule(read, "", "pods", "configmaps")}, clusterWide: true},
 		"cluster-admin":           {rules: []rbacv1.PolicyRule{rule([]string{"*"}, "*", "*")}, want: "serviceaccounts/token"},

@@ -110,7 +110,7 @@ func TestObjectsGolden(t *testing.T) {
 }
 
 func TestTenantClusterRoleGolden(t *testing.T) {
-	golden(t, filepath.Join("testdata", "tenant-role.golden.yaml"), render.TenantClusterRole())
+	golden(t, filepath.Join("testdata", "tenant-role.golden.yaml"), render.TenantClusterRole(), render.TenantRules())
 }
 
 func golden(t *testing.T, path string, objects ...client.Object) {

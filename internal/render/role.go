@@ -29,11 +29,16 @@ const (
 	SelfServiceNamespaceRole = "landlord-self-service-namespace"
 )
 
+// TenantRulesRole holds the tenant role's own rules, aggregated into it
+// as the platform's are.
+const TenantRulesRole = v1alpha1.DefaultRole + "-rules"
+
 // ClusterRoles are the cluster-wide roles the render binds: the tenant role
-// and the two self-service roles.
+// with its own rules, and the two self-service roles.
 func ClusterRoles() []*rbacv1.ClusterRole {
 	return []*rbacv1.ClusterRole{
 		TenantClusterRole(),
+		TenantRules(),
 		namespaceRole(SelfServiceRole, "create", "patch"),
 		namespaceRole(SelfServiceNamespaceRole, "get", "delete"),
 	}
@@ -50,19 +55,35 @@ func namespaceRole(name string, verbs ...string) *rbacv1.ClusterRole {
 	}
 }
 
-// TenantClusterRole is the landlord-tenant ClusterRole: namespace admin,
-// bound per namespace, without write access to the guard rails nor to any
-// status. It lists
-// every resource explicitly: quotas, limit ranges and namespaces are read
-// only, and neither serviceaccounts/token nor the impersonate verb is
-// granted, so owners cannot mint the reconciler's tokens or act as it (it
-// may hold extra cluster-wide grants).
+// TenantClusterRole is the landlord-tenant ClusterRole, bound per
+// namespace: the union, kept by Kubernetes' aggregation controller, of
+// the ClusterRoles labelled v1alpha1.AggregateToTenantLabel, TenantRules
+// and the platform's, each judged (LL018) before it takes effect.
 func TenantClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   v1alpha1.DefaultRole,
 			Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue},
+		},
+		AggregationRule: &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{{
+			MatchLabels: map[string]string{v1alpha1.AggregateToTenantLabel: "true"},
+		}}},
+	}
+}
+
+// TenantRules are the tenant role's own rules: namespace admin without
+// write access to the guard rails nor to any status. It lists every
+// resource explicitly: quotas, limit ranges and namespaces are read only,
+// and neither serviceaccounts/token nor the impersonate verb is granted,
+// so owners cannot mint the reconciler's tokens or act as it (it may hold
+// extra cluster-wide grants).
+func TenantRules() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta: typeMeta(rbacv1.SchemeGroupVersion, "ClusterRole"),
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   TenantRulesRole,
+			Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue, v1alpha1.AggregateToTenantLabel: "true"},
 		},
 		Rules: tenantRules(),
 	}

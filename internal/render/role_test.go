@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
@@ -25,9 +26,14 @@ func matches(list []string, s string) bool {
 }
 
 func TestTenantClusterRoleGuardRails(t *testing.T) {
-	role := TenantClusterRole()
-	if role.Name != v1alpha1.DefaultRole || role.Labels[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue {
+	role := TenantRules()
+	if role.Name != TenantRulesRole || role.Labels[v1alpha1.ManagedByLabel] != v1alpha1.ManagedByValue || role.Labels[v1alpha1.AggregateToTenantLabel] != "true" {
 		t.Errorf("role %s labels %v", role.Name, role.Labels)
+	}
+	tenant := TenantClusterRole()
+	if tenant.Name != v1alpha1.DefaultRole || len(tenant.Rules) > 0 || tenant.AggregationRule == nil ||
+		!k8slabels.SelectorFromSet(tenant.AggregationRule.ClusterRoleSelectors[0].MatchLabels).Matches(k8slabels.Set(role.Labels)) {
+		t.Errorf("role %s does not aggregate %s: %+v", tenant.Name, role.Name, tenant)
 	}
 	if role.Kind != "ClusterRole" || role.APIVersion != "rbac.authorization.k8s.io/v1" {
 		t.Errorf("role TypeMeta = %+v", role.TypeMeta)
@@ -122,10 +128,10 @@ func TestTenantClusterRoleGuardRails(t *testing.T) {
 }
 
 func TestTenantClusterRoleIsFresh(t *testing.T) {
-	a := TenantClusterRole()
+	a := TenantRules()
 	a.Rules[0].Verbs[0] = "mutated"
 	a.Labels["mutated"] = "yes"
-	b := TenantClusterRole()
+	b := TenantRules()
 	if b.Rules[0].Verbs[0] == "mutated" || b.Labels["mutated"] != "" || slices.Contains(allVerbs, "mutated") {
 		t.Error("TenantClusterRole returns shared state")
 	}

@@ -30,9 +30,9 @@ import (
 // it, or "" for a legitimate request that must pass.
 type attack struct {
 	// as is "reconciler" or "owner" (tenant blue's), "green" (a tenant at
-	// its self-service limit), or "leaky": an owner of blue whom a platform
+	// its self-service limit), "leaky": an owner of blue whom a platform
 	// mistake bound to cluster-admin, so that only the guard stands in the
-	// way.
+	// way, or "platform", a cluster admin.
 	as   string
 	do   func(c client.Client) error
 	want string

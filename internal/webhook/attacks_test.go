@@ -32,6 +32,7 @@ func attackWorld(t *testing.T) {
 		identities["owner"] = impersonate("alice", "blue-team", "system:authenticated")
 		identities["leaky"] = impersonate("mallory", "blue-team", "system:authenticated")
 		identities["green"] = impersonate("system:serviceaccount:green-apps:green")
+		identities["platform"] = k8s
 		leak := &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "platform-mistake"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},

@@ -22,7 +22,7 @@ import (
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,resourceNames=landlord,verbs=get;update;patch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,verbs=create
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=landlord,verbs=get;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=landlord;landlord-tenant-role,verbs=get;update;patch
 
 // Name of both webhook configurations, and of the server's paths.
 const (
@@ -293,8 +293,7 @@ func clientConfig(opts Options, path string, caBundle []byte) admissionregistrat
 // nil; a nil caBundle leaves the one cert-manager injects alone.
 func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
 	validating, mutating := Configurations(opts, caBundle)
-	vap, binding := policy.InProcess(opts.Platform)
-	objects := []client.Object{vap, binding, validating, mutating}
+	objects := append(policy.ValidatingPolicies(opts.Platform), validating, mutating)
 	served, err := mutatingPoliciesServed(c)
 	if err != nil {
 		return err
