@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"github.com/landlord-dev/landlord/internal/install"
 	"github.com/landlord-dev/landlord/internal/policy"
 	"github.com/landlord-dev/landlord/internal/render"
 	"github.com/landlord-dev/landlord/internal/tenancy"
@@ -55,6 +56,7 @@ func write(path, source string, objects ...any) {
 			log.Fatal(err)
 		}
 		unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
+		install.DropNulls(u)
 		data, err := yaml.Marshal(u)
 		if err != nil {
 			log.Fatal(err)

@@ -32,8 +32,8 @@ type Check struct {
 	Tenant string `json:"tenant,omitempty"`
 	// Namespace is the one namespace checked, when the check is of one.
 	Namespace string `json:"namespace,omitempty"`
-	// Kind groups checks: ready, access, escape, census, holdings, released
-	// or flux.
+	// Kind groups checks: ready, access, escape, census, holdings,
+	// released, role or flux.
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`
 	Result Result `json:"result"`
@@ -98,6 +98,11 @@ func (a *Auditor) Run(ctx context.Context, names ...string) ([]Check, error) {
 		return nil, err
 	}
 	checks = append(checks, released...)
+	role, err := a.tenantRole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, role...)
 	flux, err := a.fluxLockdown(ctx)
 	if err != nil {
 		return nil, err

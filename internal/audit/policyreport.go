@@ -66,6 +66,7 @@ var policies = map[string]struct{ policy, category, severity string }{
 	"census":   {"landlord-tenant-census", "Admission", "high"},
 	"holdings": {"landlord-tenant-holdings", "Ownership", "medium"},
 	"released": {"landlord-released-namespace", "Release", "high"},
+	"role":     {"landlord-tenant-role", "Authorization", "high"},
 	"flux":     {"landlord-flux-lockdown", "Flux lockdown", "high"},
 }
 

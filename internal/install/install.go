@@ -92,9 +92,21 @@ func normalized(objects []client.Object) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, fmt.Errorf("converting %T: %w", obj, err)
 		}
+		DropNulls(u.Object)
 		desired = append(desired, u)
 	}
 	return desired, normalize.UnstructuredList(desired)
+}
+
+// DropNulls removes the top-level fields of a converted object that a
+// typed nil left null, such as an aggregated ClusterRole's rules: applied,
+// a null would claim the field and clear what its owner wrote.
+func DropNulls(u map[string]any) {
+	for k, v := range u {
+		if v == nil {
+			delete(u, k)
+		}
+	}
 }
 
 func manager(c client.Client, opts polling.Options) *ssa.ResourceManager {

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -161,6 +163,13 @@ func ValidatingPolicies(platform Platform) []client.Object {
 	vap, binding := InProcess(platform)
 	role, roleBinding := TenantRole(platform)
 	return []client.Object{vap, binding, role, roleBinding}
+}
+
+// AggregatedRole is TenantRole's verdict on role as the platform writes
+// it: what the API server would refuse it for now.
+func AggregatedRole(role *rbacv1.ClusterRole) field.ErrorList {
+	admin := authenticationv1.UserInfo{Username: "system:admin", Groups: []string{"system:masters"}}
+	return tenantRole(Request{Operation: admissionv1.Create, Name: role.Name, Object: role, User: admin})
 }
 
 // clusterRoleKind is the kind TenantRole judges.

@@ -1,0 +1,71 @@
+package audit_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/audit"
+	"github.com/landlord-dev/landlord/internal/policy"
+	"github.com/landlord-dev/landlord/internal/testenv"
+)
+
+// TestAuditTenantRole: the platform's labelled role of its CRD's kind
+// passes, named with the kind no rule judges; with the policy's binding
+// deleted, a role that mints tokens joins the tenant role, and the audit
+// fails on both.
+func TestAuditTenantRole(t *testing.T) {
+	roleCheck := func() audit.Check {
+		t.Helper()
+		checks, err := (&audit.Auditor{Client: k8s, Config: env.Config, FluxNamespace: "no-flux"}).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range checks {
+			if c.Kind == "role" {
+				return c
+			}
+		}
+		t.Fatal("no role check")
+		return audit.Check{}
+	}
+	labels := map[string]string{v1alpha1.AggregateToTenantLabel: "true"}
+	monitors := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "audit-monitors", Labels: labels}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"servicemonitors"}, Verbs: []string{"get", "create"}},
+	}}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	testenv.Eventually(t, time.Minute, func() error { // the controller applies the policy
+		return k8s.Get(ctx, client.ObjectKey{Name: policy.TenantRoleName}, binding)
+	})
+	if err := k8s.Create(ctx, monitors); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, monitors) })
+	if c := roleCheck(); c.Result != audit.Pass || !strings.Contains(c.Detail, "no rule of Landlord's judges: servicemonitors.monitoring.coreos.com (audit-monitors)") {
+		t.Errorf("the platform's role of its CRD: %s %s", c.Result, c.Detail)
+	}
+
+	if err := k8s.Delete(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	tokens := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "audit-tokens", Labels: labels}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, Verbs: []string{"create"}},
+	}}
+	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Create(ctx, tokens) }) // once the API server drops the binding
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tokens) })
+	c := roleCheck()
+	for _, want := range []string{
+		"ValidatingAdmissionPolicyBinding " + policy.TenantRoleName + " is missing",
+		"ClusterRole audit-tokens grants create on serviceaccounts/token",
+	} {
+		if c.Result != audit.Fail || !strings.Contains(c.Detail, want) {
+			t.Errorf("%s %s, want a FAIL saying %q", c.Result, c.Detail, want)
+		}
+	}
+}
