@@ -26,7 +26,7 @@ func newTenantImportCommand(run func(*cobra.Command, tenantImportOptions) error)
 	opts := tenantImportOptions{}
 	cmd := &cobra.Command{
 		Use:   "import [FLEET_DIR]",
-		Short: "Write the Tenants equivalent to a fleet's hand-made tenants",
+		Short: "Write the Tenants equivalent to a fleet's hand-made or Capsule tenants",
 		Long: `Read the fleet repository in FLEET_DIR (default .) as Flux applies it, find
 the tenants made by hand the way Flux's multi-tenancy guide makes them
 (flux create tenant --export: a namespace, a reconciler service account and
@@ -36,6 +36,16 @@ reconciler, and a source per Kustomization with the repository's URL and
 ref and the Kustomization's path, interval, prune, timeout, target
 namespace, dependencies, decryption and substituted variables.
 
+Capsule Tenants (capsule.clastix.io v1beta1 or v1beta2) made the way its
+Flux addon makes them are imported too: the owner ServiceAccount whose
+home namespace syncs a GitRepository becomes the reconciler and that
+namespace the Tenant's first, the namespaces labelled
+capsule.clastix.io/tenant follow, the other owners become spec.owners,
+and the namespace quota (self-service with the prefix <tenant>-), resource
+quota, limit range, storage and ingress classes, hostnames, registries,
+pull policy, priority classes, node selector and Service types map to
+their fields.
+
 Each Tenant is printed as YAML under a comment naming the fleet directory
 Flux applies it from, or with --output-dir DIR written to
 DIR/<that directory>/<tenant>.yaml.
@@ -43,7 +53,10 @@ What does not map is printed on stderr as FILE:LINE: MESSAGE, among it: a
 RoleBinding to cluster-admin (the Tenant's reconciler holds the default
 tenant role instead), the Flux impersonation user flux create tenant binds,
 Kustomization and GitRepository fields a Tenant does not hold, other
-objects in the tenant's namespaces, HelmReleases a tenant's account runs.
+objects in the tenant's namespaces, HelmReleases a tenant's account runs,
+and of a Capsule tenant: capsule-proxy kubeconfigs and proxySettings,
+additionalRoleBindings (cluster-admin, admin and edit refused by LL018),
+NetworkPolicies, regular expressions, namespace labels.
 
 Review both, then replace the hand-made objects with the Tenants in one
 pull request.`,
@@ -95,8 +108,12 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 			if err != nil {
 				return err
 			}
+			where := t.Objects[0].File
+			if len(t.Syncs) > 0 {
+				where = t.Syncs[0].File
+			}
 			for _, msg := range validation.IsDNS1123Subdomain(t.Tenant.Name) {
-				badNames = append(badNames, fmt.Sprintf("%s: tenant name %q: %s", t.Syncs[0].File, t.Tenant.Name, msg))
+				badNames = append(badNames, fmt.Sprintf("%s: tenant name %q: %s", where, t.Tenant.Name, msg))
 			}
 			imported = append(imported, importedTenant{dir: b.Dir, t: t, data: data})
 		}
@@ -105,7 +122,7 @@ func runTenantImport(cmd *cobra.Command, opts tenantImportOptions) error {
 		}
 	}
 	if len(imported) == 0 {
-		return fmt.Errorf("%s: no tenant made by hand in what Flux applies: a Kustomization syncing a GitRepository of its namespace as a service account a RoleBinding there binds", opts.dir)
+		return fmt.Errorf("%s: no tenant made by hand in what Flux applies: a Kustomization syncing a GitRepository of its namespace as a service account a RoleBinding there binds, or a Capsule Tenant", opts.dir)
 	}
 	// Names become file names: every one is judged before anything is written.
 	if len(badNames) > 0 {

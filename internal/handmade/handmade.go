@@ -1,7 +1,8 @@
 // Package handmade recognises tenants made by hand the way Flux's
 // multi-tenancy guide makes them (flux create tenant --export, then a
-// GitRepository and a Kustomization per tenant) among a fleet's objects,
-// and writes each as the equivalent Tenant, saying what does not map.
+// GitRepository and a Kustomization per tenant), or the way Capsule's Flux
+// addon makes them, among a fleet's objects, and writes each as the
+// equivalent Tenant, saying what does not map.
 // Lint judges such a tenant's repository with the guard's rules through
 // it, and landlord tenant import writes it out.
 package handmade
@@ -105,9 +106,14 @@ func Find(objects []*Object) *Result {
 		f.byKind[group+"/"+o.GetKind()] = append(f.byKind[group+"/"+o.GetKind()], o)
 	}
 	res := &Result{}
+	capsule := map[*Object]bool{}
+	res.Tenants, res.Notes = f.capsuleTenants(capsule)
 	byName := map[string]*building{}
 	var names []string
 	for _, ks := range f.of(kustomizeGroup, "Kustomization") {
+		if capsule[ks] {
+			continue
+		}
 		s, note := f.sync(ks)
 		if note != "" {
 			res.Notes = append(res.Notes, Note{ks, note})
@@ -344,8 +350,9 @@ var (
 )
 
 // source is the Tenant source of one sync; noteKs and noteRepo report what
-// of the Kustomization and the GitRepository it does not hold.
-func source(s *sync, noteKs, noteRepo func(string, ...any)) v1alpha1.Source {
+// of the Kustomization and the GitRepository it does not hold, but the
+// Kustomization's fields the caller reports itself.
+func source(s *sync, noteKs, noteRepo func(string, ...any), reported ...string) v1alpha1.Source {
 	ks, repo := s.ks.Object, s.repo.Object
 	src := v1alpha1.Source{Name: s.ks.GetName(), Git: &v1alpha1.GitSource{URL: str(repo, "spec", "url")}}
 	if ref, ok, _ := unstructured.NestedStringMap(repo, "spec", "ref"); ok {
@@ -385,7 +392,7 @@ func source(s *sync, noteKs, noteRepo func(string, ...any)) v1alpha1.Source {
 	if dec, ok, _ := unstructured.NestedMap(ks, "spec", "decryption"); ok {
 		src.Decryption = &v1alpha1.Decryption{Provider: str(dec, "provider"), SecretRef: str(dec, "secretRef", "name")}
 	}
-	for _, field := range unmapped(ks, kustomizationFields) {
+	for _, field := range unmapped(ks, slices.Concat(kustomizationFields, reported)) {
 		noteKs("Kustomization %s/%s: spec.%s not imported: a Tenant's source does not hold it", s.ks.GetNamespace(), s.ks.GetName(), field)
 	}
 	if sub, ok, _ := unstructured.NestedMap(ks, "spec", "postBuild"); ok {

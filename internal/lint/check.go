@@ -457,6 +457,10 @@ func (l *linter) tenantsOf(u *unit) *unitTenants {
 		if ut.byName[h.Tenant.Name] != nil {
 			continue // a Tenant object of the same name holds it
 		}
+		if len(h.Syncs) == 0 {
+			all = append(all, h.Tenant) // namespaces held, no repository to judge
+			continue
+		}
 		to := &tenantObject{tenant: h.Tenant, object: of[h.Syncs[0]]}
 		for _, ks := range h.Syncs {
 			to.syncs = append(to.syncs, of[ks])
