@@ -1,6 +1,7 @@
 // Package config embeds the manifests Landlord installs: its own CRD, the
 // controller's ClusterRole, the Flux CRDs generated from the pinned Flux
-// API modules, and the kustomize tree of the whole install.
+// API modules, the Gateway API's CRDs from its pinned module, and the
+// kustomize tree of the whole install.
 package config
 
 import (
@@ -17,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed crd/bases/*.yaml flux/crd/*.yaml rbac/role.yaml
+//go:embed crd/bases/*.yaml flux/crd/*.yaml gateway/crd/*.yaml rbac/role.yaml
 var manifests embed.FS
 
 // installTree is every directory config/default takes in, so that the
@@ -43,9 +44,11 @@ func ControllerRoles() ([]*unstructured.Unstructured, error) {
 	return roles, nil
 }
 
-// CRDs returns Landlord's CRDs followed by the Flux CRDs.
+// CRDs returns Landlord's CRDs followed by the Flux CRDs and the Gateway
+// API's, which lint validates against and the local control plane
+// serves; landlord install applies none but Landlord's.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return readCRDs("crd/bases/*.yaml", "flux/crd/*.yaml")
+	return readCRDs("crd/bases/*.yaml", "flux/crd/*.yaml", "gateway/crd/*.yaml")
 }
 
 // LandlordCRDs returns Landlord's own CRDs: Tenant and TenantResource.

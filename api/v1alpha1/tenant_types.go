@@ -106,9 +106,15 @@ type TenantSpec struct {
 	// +optional
 	Storage *Storage `json:"storage,omitempty"`
 
-	// Ingress bounds the classes and hostnames of the tenant's Ingresses.
+	// Ingress bounds the classes and hostnames of the tenant's Ingresses,
+	// and the hostnames of its Gateway API routes and listeners.
 	// +optional
 	Ingress *Ingress `json:"ingress,omitempty"`
+
+	// Gateways bounds what the tenant's Gateway API routes attach to, and
+	// the Gateways it may run itself.
+	// +optional
+	Gateways *Gateways `json:"gateways,omitempty"`
 
 	// PodSecurity is the Pod Security Admission level enforced in each tenant
 	// namespace.
@@ -542,6 +548,30 @@ type Storage struct {
 	Classes []string `json:"classes,omitempty"`
 }
 
+// Gateways lists the platform's Gateways the tenant's routes may attach
+// to, and the GatewayClasses of the Gateways it may run in its own
+// namespaces, to which its routes attach too. Their hostnames are those
+// of spec.ingress.hostnames, held against every other tenant's Ingresses,
+// routes and listeners.
+type Gateways struct {
+	// Allowed are the platform's Gateways, as namespace/name, that the
+	// tenant's HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes, UDPRoutes and
+	// ListenerSets may name as a parent. Empty allows none.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +optional
+	Allowed []string `json:"allowed,omitempty"`
+
+	// Classes are the GatewayClasses of the Gateways the tenant may create
+	// in its namespaces. Empty allows none: Gateways are the platform's.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	Classes []string `json:"classes,omitempty"`
+}
+
 // Ingress lists the IngressClasses and hostnames the tenant's Ingresses
 // may use. A hostname another tenant's Ingress holds is refused whatever
 // the lists say.
@@ -554,9 +584,10 @@ type Ingress struct {
 	// +optional
 	Classes []string `json:"classes,omitempty"`
 
-	// Hostnames Ingresses may serve, in rules and TLS: a name, or
-	// "*.example.com" for every name below example.com (and that wildcard
-	// host itself). Empty allows no hostname, so no Ingress.
+	// Hostnames Ingresses may serve, in rules and TLS, and Gateway API
+	// routes and listeners may claim: a name, or "*.example.com" for every
+	// name below example.com (and that wildcard host itself). Empty allows
+	// no hostname, so no Ingress.
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:validation:items:MaxLength=253
 	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`

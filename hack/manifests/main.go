@@ -26,6 +26,7 @@ func main() {
 		roles = append(roles, role)
 	}
 	write("config/rbac/tenant_roles.yaml", "internal/render", roles...)
+	writeGatewayCRDs()
 	// The in-cluster webhooks, less the caBundle the controller fills in,
 	// and the policy the API server evaluates itself.
 	validating, mutating := webhook.Configurations(webhook.Options{Namespace: tenancy.ControllerNamespace, ServiceName: webhook.DefaultServiceName}, nil)

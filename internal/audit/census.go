@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,6 +84,8 @@ func (a *Auditor) census(ctx context.Context, t *v1alpha1.Tenant, all []v1alpha1
 			err = c.Create(ctx, sent, client.DryRunAll)
 			status := &apierrors.StatusError{}
 			switch {
+			case meta.IsNoMatchError(err):
+				continue // a kind the cluster does not serve, such as the Gateway API's
 			case err == nil:
 				// Admitted as the API server would store it: a mutating
 				// webhook (LL001's default) or a disabled feature's field
@@ -153,7 +156,7 @@ func valuesFor(t *v1alpha1.Tenant, foreign string) census.Values {
 		Tenant: t.Name, Reconciler: t.ReconcilerName(),
 		Git: "https://git.example.com/" + auditName, OCI: "oci://registry.example.com/" + auditName,
 		Hook: "https://hooks.example.com/" + auditName, BucketEndpoint: "minio.example.com", BucketName: auditName,
-		Host:     auditName + ".invalid",
+		Host: auditName + ".invalid", GatewayClass: auditName,
 		Approved: map[schema.GroupKind]string{},
 	}
 	if ss := t.Spec.SelfService; ss != nil {
@@ -180,6 +183,9 @@ func valuesFor(t *v1alpha1.Tenant, foreign string) census.Values {
 	}
 	if in := t.Spec.Ingress; in != nil && len(in.Hostnames) > 0 {
 		v.Host = strings.Replace(in.Hostnames[0], "*", auditName, 1)
+	}
+	if g := t.Spec.Gateways; g != nil && len(g.Classes) > 0 {
+		v.GatewayClass = g.Classes[0]
 	}
 	for _, cr := range t.Spec.ClusterResources {
 		if len(cr.Names) > 0 {

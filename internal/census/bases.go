@@ -121,6 +121,21 @@ var (
 	gkHPA                   = schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}
 	gkLease                 = schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}
 	gkLSAR                  = schema.GroupKind{Group: "authorization.k8s.io", Kind: "LocalSubjectAccessReview"}
+	gkGateway               = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	gkListenerSet           = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "ListenerSet"}
+	gkHTTPRoute             = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	gkGRPCRoute             = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GRPCRoute"}
+	gkTLSRoute              = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "TLSRoute"}
+	gkTCPRoute              = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "TCPRoute"}
+	gkUDPRoute              = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "UDPRoute"}
+	gkReferenceGrant        = schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "ReferenceGrant"}
+)
+
+// routeKinds are the Gateway API's routes: every one attaches to parents,
+// named ones claim hostnames.
+var (
+	routeKinds = []schema.GroupKind{gkHTTPRoute, gkGRPCRoute, gkTLSRoute, gkTCPRoute, gkUDPRoute}
+	namedKinds = []schema.GroupKind{gkHTTPRoute, gkGRPCRoute, gkTLSRoute}
 )
 
 // podSpec is the base pod spec, restricted as Pod Security's strictest
@@ -174,6 +189,13 @@ var bases = map[schema.GroupKind]string{
 	gkCronJob:               `{"spec":{"schedule":"@hourly","jobTemplate":{"metadata":{"labels":{"app":"census"}},"spec":{"template":` + jobTemplate + `}}}}`,
 	gkIngress:               `{"spec":{"rules":[{"host":"$HOST","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"app","port":{"number":80}}}}]}}]}}`,
 	gkPDB:                   `{"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":"census"}}}}`,
+	gkGateway:               `{"spec":{"gatewayClassName":"$GATEWAYCLASS","listeners":[{"name":"https","port":443,"protocol":"HTTPS","hostname":"$HOST"}]}}`,
+	gkListenerSet:           `{"spec":{"parentRef":{"name":"edge"},"listeners":[{"name":"https","port":443,"protocol":"HTTPS","hostname":"$HOST"}]}}`,
+	gkHTTPRoute:             `{"spec":{"parentRefs":[{"name":"edge"}],"hostnames":["$HOST"],"rules":[{"backendRefs":[{"name":"app","port":80}]}]}}`,
+	gkGRPCRoute:             `{"spec":{"parentRefs":[{"name":"edge"}],"hostnames":["$HOST"],"rules":[{"backendRefs":[{"name":"app","port":80}]}]}}`,
+	gkTLSRoute:              `{"spec":{"parentRefs":[{"name":"edge"}],"hostnames":["$HOST"],"rules":[{"backendRefs":[{"name":"app","port":443}]}]}}`,
+	gkTCPRoute:              `{"spec":{"parentRefs":[{"name":"edge"}],"rules":[{"backendRefs":[{"name":"app","port":5432}]}]}}`,
+	gkUDPRoute:              `{"spec":{"parentRefs":[{"name":"edge"}],"rules":[{"backendRefs":[{"name":"app","port":53}]}]}}`,
 	gkRole:                  `{"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]}]}`,
 	gkStorageClass:          `{"provisioner":"csi.example.com"}`,
 	gkIngressClass:          `{"spec":{"controller":"example.com/ingress"}}`,

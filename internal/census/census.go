@@ -16,8 +16,8 @@ package census
 import (
 	"cmp"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,6 +206,8 @@ type Values struct {
 	ContainerImage string
 	// Host is a hostname the tenant's Ingresses may serve.
 	Host string
+	// GatewayClass is a class of the Gateways the tenant may run.
+	GatewayClass string
 	// Approved names, per cluster-scoped kind, an object the tenant's
 	// spec.clusterResources approves.
 	Approved map[schema.GroupKind]string
@@ -219,6 +221,7 @@ func (v Values) expand(s string) string {
 		"$NAMESPACE", v.Namespace, "$SIBLING", v.Sibling, "$FOREIGN", v.Foreign, "$SELFSERVICE", v.SelfService,
 		"$TENANT", v.Tenant, "$RECONCILER", v.Reconciler, "$GIT", v.Git, "$OCI", v.OCI, "$HOOK", v.Hook,
 		"$CONTAINERIMAGE", cmp.Or(v.ContainerImage, v.Image), "$IMAGE", v.Image, "$BUCKETENDPOINT", v.BucketEndpoint, "$BUCKETNAME", v.BucketName, "$HOST", v.Host,
+		"$GATEWAYCLASS", v.GatewayClass,
 	}
 	for i := 1; i < len(pairs); i += 2 {
 		q := strconv.Quote(pairs[i])

@@ -41,6 +41,7 @@ var blue = &v1alpha1.Tenant{
 		Storage:           &v1alpha1.Storage{Classes: []string{"standard"}},
 		Images:            &v1alpha1.Images{Allowed: []string{"registry.example.com/blue"}, PullAlways: true},
 		Ingress:           &v1alpha1.Ingress{Classes: []string{"public"}, Hostnames: []string{"*.blue.example.com"}},
+		Gateways:          &v1alpha1.Gateways{Allowed: []string{"gateway-system/public"}, Classes: []string{"blue-gw"}},
 		ClusterResources: []v1alpha1.ClusterResource{
 			{APIGroup: gkStorageClass.Group, Kind: gkStorageClass.Kind, Names: []string{"blue-fast"}},
 			{APIGroup: gkIngressClass.Group, Kind: gkIngressClass.Kind, Names: []string{"blue-ingress"}},
@@ -61,7 +62,7 @@ var blueValues = Values{
 	Tenant: "blue", Reconciler: blue.ReconcilerName(),
 	Git: "https://git.example.com/blue/app", OCI: "oci://registry.example.com/blue/app", Image: "registry.example.com/blue/app",
 	Hook: "https://hooks.example.com/blue/alerts", BucketEndpoint: "minio.example.com", BucketName: "blue",
-	Host: "app.blue.example.com",
+	Host: "app.blue.example.com", GatewayClass: "blue-gw",
 	Approved: map[schema.GroupKind]string{
 		gkStorageClass: "blue-fast", gkIngressClass: "blue-ingress", gkPriorityClass: "blue-high", gkCRD: "widgets.blue.example.com",
 	},

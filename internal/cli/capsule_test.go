@@ -133,30 +133,7 @@ func TestTenantImportCapsuleFleet(t *testing.T) {
 // without capsule-proxy's kubeconfig; ops-team's namespace and owner.
 func TestImportedCapsuleTenantsProvision(t *testing.T) {
 	t.Parallel()
-	startLandlord(t)
-	out := t.TempDir()
-	if code, _, stderr := execute("tenant", "import", capsuleFleet, "--output-dir", out); code != 0 {
-		t.Fatalf("tenant import: exit code %d: %s", code, stderr)
-	}
-	for _, name := range []string{"dev-team", "ops-team"} {
-		data, err := os.ReadFile(filepath.Join(out, "tenants", "staging", name+".yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := k8s.Create(ctx, decodeStream(t, string(data))[0]); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _, _, _ = landlordLive("tenant", "delete", name) })
-	}
-	for _, name := range []string{"dev-team", "ops-team"} {
-		waitFor(t, name, func(tenant *v1alpha1.Tenant) bool {
-			ready := len(tenant.Status.Namespaces) > 0
-			for _, ns := range tenant.Status.Namespaces {
-				ready = ready && ns.Ready
-			}
-			return ready && tenant.Status.ObservedGeneration == tenant.Generation
-		})
-	}
+	applyImported(t, capsuleFleet, "dev-team", "ops-team")
 
 	for tenant, namespaces := range map[string][]string{"dev-team": {"dev-team", "dev-team-apps"}, "ops-team": {"ops-team-tools"}} {
 		for _, name := range namespaces {

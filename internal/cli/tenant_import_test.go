@@ -125,31 +125,7 @@ func TestTenantImportHandMadeFleet(t *testing.T) {
 // no longer bind cluster-admin there.
 func TestImportedTenantsProvisionTheHandMadeFleet(t *testing.T) {
 	t.Parallel()
-	startLandlord(t)
-	out := t.TempDir()
-	if code, _, stderr := execute("tenant", "import", handMadeFleet, "--output-dir", out); code != 0 {
-		t.Fatalf("tenant import: exit code %d: %s", code, stderr)
-	}
-	for _, name := range []string{"team1", "team2"} {
-		data, err := os.ReadFile(filepath.Join(out, "tenants", "staging", name+".yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tenant := decodeStream(t, string(data))[0]
-		if err := k8s.Create(ctx, tenant); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _, _, _ = landlordLive("tenant", "delete", name) })
-	}
-	for _, name := range []string{"team1", "team2"} {
-		waitFor(t, name, func(tenant *v1alpha1.Tenant) bool {
-			ready := len(tenant.Status.Namespaces) > 0
-			for _, ns := range tenant.Status.Namespaces {
-				ready = ready && ns.Ready
-			}
-			return ready && tenant.Status.ObservedGeneration == tenant.Generation
-		})
-	}
+	applyImported(t, handMadeFleet, "team1", "team2")
 
 	builds, _, err := lint.Applied(ctx, handMadeFleet)
 	if err != nil {
@@ -208,6 +184,36 @@ func TestImportedTenantsProvisionTheHandMadeFleet(t *testing.T) {
 	}
 	if err := c.Create(ctx, escape); !apierrors.IsForbidden(err) {
 		t.Errorf("the imported tenant's reconciler binds cluster-admin: %v, want Forbidden", err)
+	}
+}
+
+// applyImported imports the fleet's tenants of staging, creates them on
+// the local control plane, and waits until each has its namespaces Ready.
+func applyImported(t *testing.T, fleet string, names ...string) {
+	t.Helper()
+	startLandlord(t)
+	out := t.TempDir()
+	if code, _, stderr := execute("tenant", "import", fleet, "--output-dir", out); code != 0 {
+		t.Fatalf("tenant import: exit code %d: %s", code, stderr)
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(out, "tenants", "staging", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k8s.Create(ctx, decodeStream(t, string(data))[0]); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _, _ = landlordLive("tenant", "delete", name) })
+	}
+	for _, name := range names {
+		waitFor(t, name, func(tenant *v1alpha1.Tenant) bool {
+			ready := len(tenant.Status.Namespaces) > 0
+			for _, ns := range tenant.Status.Namespaces {
+				ready = ready && ns.Ready
+			}
+			return ready && tenant.Status.ObservedGeneration == tenant.Generation
+		})
 	}
 }
 

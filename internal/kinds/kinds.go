@@ -25,6 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Kind is one kind and what Landlord does with it.
@@ -219,6 +220,25 @@ var All = []Kind{
 		New: func() client.Object { return &batchv1.CronJob{} }, Judged: true, Tenant: Write, Subresources: readAccess},
 	{GroupVersionKind: networkingv1.SchemeGroupVersion.WithKind("Ingress"), Resource: "ingresses", Namespaced: true,
 		New: func() client.Object { return &networkingv1.Ingress{} }, Judged: true, Tenant: Write},
+	// The Gateway API's (LL030): what routes attach to and the hostnames
+	// they claim. A ReferenceGrant opens the tenant's own objects to
+	// others' references, never the reverse.
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("Gateway"), Resource: "gateways", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.Gateway{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("ListenerSet"), Resource: "listenersets", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.ListenerSet{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("HTTPRoute"), Resource: "httproutes", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.HTTPRoute{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("GRPCRoute"), Resource: "grpcroutes", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.GRPCRoute{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("TLSRoute"), Resource: "tlsroutes", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.TLSRoute{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("TCPRoute"), Resource: "tcproutes", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.TCPRoute{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("UDPRoute"), Resource: "udproutes", Namespaced: true,
+		New: func() client.Object { return &gatewayv1.UDPRoute{} }, Judged: true, Tenant: Write, Subresources: readAccess},
+	{GroupVersionKind: gatewayv1.SchemeGroupVersion.WithKind("ReferenceGrant"), Resource: "referencegrants", Namespaced: true,
+		Tenant: Write, Unjudged: "it lets other namespaces reference the tenant's own objects, never the tenant reach theirs"},
 	{GroupVersionKind: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), Resource: "poddisruptionbudgets", Namespaced: true,
 		New: func() client.Object { return &policyv1.PodDisruptionBudget{} }, Judged: true, InProcess: true, Tenant: Write},
 	{GroupVersionKind: rbacv1.SchemeGroupVersion.WithKind("Role"), Resource: "roles", Namespaced: true,

@@ -161,8 +161,8 @@ func fluxIdentities() []client.Object {
 	return append(objects, binding)
 }
 
-// installPrerequisites installs Landlord's and Flux's CRDs and waits until
-// the API server serves every one of their versions.
+// installPrerequisites installs Landlord's, Flux's and the Gateway API's
+// CRDs and waits until the API server serves every version they serve.
 func (e *Env) installPrerequisites(ctx context.Context) error {
 	c, err := e.installClient()
 	if err != nil {
@@ -181,6 +181,9 @@ func (e *Env) installPrerequisites(ctx context.Context) error {
 	}
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
 			gv := crd.Spec.Group + "/" + v.Name
 			if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 				_, err := disco.ServerResourcesForGroupVersion(gv)

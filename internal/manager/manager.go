@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/controller"
@@ -80,6 +81,7 @@ func Scheme() *runtime.Scheme {
 	utilruntime.Must(notificationv1beta3.AddToScheme(s))
 	utilruntime.Must(imagev1.AddToScheme(s))
 	utilruntime.Must(imageautov1.AddToScheme(s))
+	utilruntime.Must(gatewayv1.Install(s))
 	return s
 }
 

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"reflect"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -56,6 +57,13 @@ func seeds() map[schema.GroupKind]runtime.Object {
 		{Group: "image.toolkit.fluxcd.io", Kind: "ImageUpdateAutomation"}: newImageUpdate("ops"),
 		{Kind: "PersistentVolumeClaim"}:                                   newClaim(volumeName("pv-ops-data")),
 		{Group: "networking.k8s.io", Kind: "Ingress"}:                     newIngress("shop.example.com"),
+		{Group: gatewayGroup, Kind: "Gateway"}:                            newGateway("tenant-gw", "web.dev.example.com"),
+		{Group: gatewayGroup, Kind: "ListenerSet"}:                        newListenerSet("gateway-system/public", "web.dev.example.com"),
+		{Group: gatewayGroup, Kind: "HTTPRoute"}:                          newHTTPRoute(parentRef("gateway-system", "public"), "web.dev.example.com"),
+		{Group: gatewayGroup, Kind: "GRPCRoute"}:                          &gatewayv1.GRPCRoute{ObjectMeta: objectMeta("rpc", "apps"), Spec: gatewayv1.GRPCRouteSpec{Hostnames: []gatewayv1.Hostname{"rpc.dev.example.com"}}},
+		{Group: gatewayGroup, Kind: "TLSRoute"}:                           &gatewayv1.TLSRoute{ObjectMeta: objectMeta("tls", "apps"), Spec: gatewayv1.TLSRouteSpec{Hostnames: []gatewayv1.Hostname{"tls.dev.example.com"}}},
+		{Group: gatewayGroup, Kind: "TCPRoute"}:                           &gatewayv1.TCPRoute{ObjectMeta: objectMeta("db", "apps"), Spec: gatewayv1.TCPRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{parentRef("", "edge")}}}},
+		{Group: gatewayGroup, Kind: "UDPRoute"}:                           &gatewayv1.UDPRoute{ObjectMeta: objectMeta("dns", "apps"), Spec: gatewayv1.UDPRouteSpec{CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{parentRef("", "edge")}}}},
 		{Group: "policy", Kind: "PodDisruptionBudget"}:                    newBudget(nil, quantity("0")),
 		{Group: "storage.k8s.io", Kind: "StorageClass"}: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast",
 			Annotations: map[string]string{DefaultStorageClassAnnotation: "true"}}, Provisioner: "example.com/fast"},

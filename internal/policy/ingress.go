@@ -31,11 +31,16 @@ func ingress(ing *networkingv1.Ingress, s scope) field.ErrorList {
 	}
 	errs = append(errs, nginxAnnotations(ing.Annotations, s)...)
 	for i, r := range ing.Spec.Rules {
-		errs = append(errs, hostname(r.Host, spec.Child("rules").Index(i).Child("host"), s)...)
+		p := spec.Child("rules").Index(i).Child("host")
+		if r.Host == "" {
+			errs = append(errs, forbidden(ruleIngress, p, "a rule without a host answers for every hostname; allowed: "+allowedHostnames(s)))
+			continue
+		}
+		errs = append(errs, claimedHostname(ruleIngress, r.Host, p, s)...)
 	}
 	for i, t := range ing.Spec.TLS {
 		for j, h := range t.Hosts {
-			errs = append(errs, hostname(h, spec.Child("tls").Index(i).Child("hosts").Index(j), s)...)
+			errs = append(errs, claimedHostname(ruleIngress, h, spec.Child("tls").Index(i).Child("hosts").Index(j), s)...)
 		}
 	}
 	return errs
@@ -55,22 +60,24 @@ func ingressClass(name string, p *field.Path, s scope) field.ErrorList {
 	return field.ErrorList{oneOf(ruleIngress, p, name, "tenant "+s.tenant.Name+" may not use this ingress class", allowed)}
 }
 
-// hostname judges one host of a rule or a TLS entry: within the Tenant's
-// patterns, and held by no Ingress outside the tenant's namespaces.
-func hostname(host string, p *field.Path, s scope) field.ErrorList {
-	if host == "" {
-		return field.ErrorList{forbidden(ruleIngress, p, "a rule without a host answers for every hostname; allowed: "+allowedHostnames(s))}
-	}
+// claimedHostname judges one hostname an Ingress, a route or a listener
+// claims, for rule r: within the Tenant's patterns, and held by no
+// Ingress, route or listener outside the tenant's namespaces.
+func claimedHostname(r Rule, host string, p *field.Path, s scope) field.ErrorList {
 	if !slices.ContainsFunc(s.allow.ingress.Hostnames, func(pattern string) bool { return matchHostname(pattern, host) }) {
-		return field.ErrorList{invalid(ruleIngress, p, host, "tenant "+s.tenant.Name+" may not serve this hostname; allowed: "+allowedHostnames(s))}
+		return field.ErrorList{invalid(r, p, host, "tenant "+s.tenant.Name+" may not serve this hostname; allowed: "+allowedHostnames(s))}
 	}
-	holders, err := s.shared.HostNamespaces(host)
+	holders, err := s.shared.HostHolders(host)
 	if err != nil {
-		return field.ErrorList{invalid(ruleIngress, p, host, "who holds this hostname is unknown, so it is refused until the guard can tell ("+err.Error()+"); allowed: a hostname held by no other tenant")}
+		return field.ErrorList{invalid(r, p, host, "who holds this hostname is unknown, so it is refused until the guard can tell ("+err.Error()+"); allowed: a hostname held by no other tenant")}
 	}
-	if slices.ContainsFunc(holders, func(ns string) bool { return !s.sameTenant(ns) }) {
+	// The platform's listeners are where tenants' routes attach, not claims
+	// against them.
+	if slices.ContainsFunc(holders, func(h HostHolder) bool {
+		return !s.sameTenant(h.Namespace) && !(h.Listener && s.tenants.ForNamespace(h.Namespace) == nil)
+	}) {
 		// The holder is not named: a tenant learns no other tenant's namespaces.
-		return field.ErrorList{invalid(ruleIngress, p, host, "an Ingress outside tenant "+s.tenant.Name+"'s namespaces holds this hostname; allowed: a hostname held by no other tenant")}
+		return field.ErrorList{invalid(r, p, host, "an Ingress, route or listener outside tenant "+s.tenant.Name+"'s namespaces holds this hostname; allowed: a hostname held by no other tenant")}
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func nginxAnnotations(annotations map[string]string, s scope) field.ErrorList {
 					errs = append(errs, invalid(ruleIngress, p.Key(key), alias,
 						"not a hostname; allowed: DNS names and *. wildcards the Tenant's hostnames allow"))
 				default:
-					errs = append(errs, hostname(alias, p.Key(key), s)...)
+					errs = append(errs, claimedHostname(ruleIngress, alias, p.Key(key), s)...)
 				}
 			}
 		case slices.Contains(nginxObjects, name):

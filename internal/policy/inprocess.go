@@ -232,14 +232,6 @@ func markerCheck(who string) string {
 // spare; the identity rules spare the whole platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	meta := policyMeta()
-	validations := make([]admissionregistrationv1.Validation, len(inProcessRules))
-	for i, r := range inProcessRules {
-		validations[i] = admissionregistrationv1.Validation{
-			Expression:        r.expression(),
-			MessageExpression: r.message(),
-			Reason:            ptr.To(metav1.StatusReasonForbidden),
-		}
-	}
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: meta,
@@ -262,19 +254,33 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 				{Name: "platform", Expression: platform.CEL()},
 				{Name: "controller", Expression: strconv.Quote(platform.Controller())},
 			}, inProcessVariables...),
-			Validations:   validations,
+			Validations:   validations(inProcessRules),
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		},
 	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+	return vap, denyBinding(meta)
+}
+
+// denyBinding binds the policy of meta's name everywhere it matches,
+// denying what it refuses.
+func denyBinding(meta metav1.ObjectMeta) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
 		ObjectMeta: meta,
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        InProcessName,
+			PolicyName:        meta.Name,
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
 		},
 	}
-	return vap, binding
+}
+
+// validations are rules as a policy's validations, each denial its rule's.
+func validations(rules []inProcessRule) []admissionregistrationv1.Validation {
+	out := make([]admissionregistrationv1.Validation, len(rules))
+	for i, r := range rules {
+		out[i] = admissionregistrationv1.Validation{Expression: r.expression(), MessageExpression: r.message(), Reason: ptr.To(metav1.StatusReasonForbidden)}
+	}
+	return out
 }
 
 // policyMeta is the metadata of Landlord's admission policies and their

@@ -161,6 +161,7 @@ type allowances struct {
 	scheduling       v1alpha1.Scheduling
 	storage          v1alpha1.Storage
 	ingress          v1alpha1.Ingress
+	gateways         v1alpha1.Gateways
 	// images is nil where the Tenant bounds no image.
 	images *v1alpha1.Images
 }
@@ -173,6 +174,7 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 		scheduling:       ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{}),
 		storage:          ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}),
 		ingress:          ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
+		gateways:         ptr.Deref(t.Spec.Gateways, v1alpha1.Gateways{}),
 		images:           t.Spec.Images,
 	}
 }
@@ -185,6 +187,9 @@ func content(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 		return errs, true
 	}
 	if errs, ok := workloadContent(obj, s); ok {
+		return errs, true
+	}
+	if errs, ok := gatewayContent(obj, s); ok {
 		return errs, true
 	}
 	switch o := obj.(type) {
@@ -214,7 +219,7 @@ var Rules = []Rule{
 	ruleNamespaces, ruleManaged, ruleBindingSubjects, ruleReconciler,
 	ruleServiceType, ruleClusterScoped, ruleBindingRole, ruleResources, ruleExternalIPs,
 	ruleRoleGrants, ruleScheduling, ruleStorage, ruleExternalName, ruleIngress, ruleDisruption,
-	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant, ruleImages,
+	ruleReleased, ruleNamespaceMetadata, ruleUnheld, ruleFetches, ruleForeignTenant, ruleImages, ruleGateway,
 }
 
 var (

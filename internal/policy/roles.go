@@ -16,25 +16,31 @@ type grant struct {
 	groups    []string
 	resources []string
 	what      string
+	// verbPrefixes are verbs by prefix, on any group and resource.
+	verbPrefixes []string
 }
 
 // everywhere are the grants no tenant role may hold, namespaced or not:
 // each mints or borrows another identity, or writes RBAC past the
 // escalation check.
 var everywhere = []grant{
-	{[]string{"create"}, []string{""}, []string{"serviceaccounts/token"}, "create on serviceaccounts/token (mints any service account's token, the reconciler's too)"},
-	{[]string{"impersonate"}, []string{"", "authentication.k8s.io"}, []string{"users", "groups", "serviceaccounts", "uids", "userextras/*"}, "impersonate (acts as any identity)"},
-	{[]string{"escalate"}, []string{rbacv1.GroupName}, []string{"roles", "clusterroles"}, "escalate on roles (grants what the holder lacks)"},
-	{[]string{"bind"}, []string{rbacv1.GroupName}, []string{"roles", "clusterroles"}, "bind on roles (binds what the holder lacks)"},
+	{[]string{"create"}, []string{""}, []string{"serviceaccounts/token"}, "create on serviceaccounts/token (mints any service account's token, the reconciler's too)", nil},
+	{[]string{"impersonate"}, []string{"", "authentication.k8s.io"}, []string{"users", "groups", "serviceaccounts", "uids", "userextras/*"}, "impersonate (acts as any identity)", nil},
+	{[]string{"escalate"}, []string{rbacv1.GroupName}, []string{"roles", "clusterroles"}, "escalate on roles (grants what the holder lacks)", nil},
+	{[]string{"bind"}, []string{rbacv1.GroupName}, []string{"roles", "clusterroles"}, "bind on roles (binds what the holder lacks)", nil},
+	// Kubernetes 1.36's constrained impersonation spells the verb with a
+	// mode and the verbs it may use: impersonate:serviceaccount,
+	// impersonate-on:serviceaccount:create.
+	{nil, []string{"*any*"}, []string{"*any*"}, "constrained impersonation (acts as other identities)", []string{"impersonate:", "impersonate-on:"}},
 }
 
 // clusterWide are the further grants a ClusterRoleBinding may not hand a
 // tenant: reading every namespace's secrets, reaching kubelets, and any
 // write, which would reach other tenants' and the platform's namespaces.
 var clusterWide = []grant{
-	{[]string{"get", "list", "watch"}, []string{""}, []string{"secrets"}, "read secrets cluster-wide"},
-	{[]string{"get", "create"}, []string{""}, []string{"nodes/proxy"}, "nodes/proxy (commands on every node's kubelet)"},
-	{writeVerbs, []string{"*any*"}, []string{"*any*"}, "writes cluster-wide"},
+	{[]string{"get", "list", "watch"}, []string{""}, []string{"secrets"}, "read secrets cluster-wide", nil},
+	{[]string{"get", "create"}, []string{""}, []string{"nodes/proxy"}, "nodes/proxy (commands on every node's kubelet)", nil},
+	{writeVerbs, []string{"*any*"}, []string{"*any*"}, "writes cluster-wide", nil},
 }
 
 // writeVerbs are the verbs that change what they name.
@@ -56,7 +62,10 @@ func RoleGrants(p *field.Path, role string, rules []rbacv1.PolicyRule, clusterWi
 			if len(r.NonResourceURLs) > 0 && len(r.Resources) == 0 || bindsOnlyBindable(r, g) {
 				continue
 			}
-			if anyMatch(r.Verbs, g.verbs) && (g.groups[0] == "*any*" || anyMatch(r.APIGroups, g.groups)) && (g.resources[0] == "*any*" || anyResource(r.Resources, g.resources)) {
+			verbs := anyMatch(r.Verbs, g.verbs) || slices.ContainsFunc(r.Verbs, func(v string) bool {
+				return slices.ContainsFunc(g.verbPrefixes, func(p string) bool { return strings.HasPrefix(v, p) })
+			})
+			if verbs && (g.groups[0] == "*any*" || anyMatch(r.APIGroups, g.groups)) && (g.resources[0] == "*any*" || anyResource(r.Resources, g.resources)) {
 				seen[g.what] = true
 				errs = append(errs, forbidden(ruleRoleGrants, p, "ClusterRole "+role+grantDetail(g, clusterWideBinding)))
 				return

@@ -25,8 +25,14 @@ type sharedFake struct {
 	err      error
 }
 
-func (f sharedFake) HostNamespaces(host string) ([]string, error) { return f.hosts[host], f.err }
-func (f sharedFake) Defaults() Defaults                           { return f.defaults }
+func (f sharedFake) HostHolders(host string) ([]HostHolder, error) {
+	var out []HostHolder
+	for _, ns := range f.hosts[host] {
+		out = append(out, HostHolder{Namespace: ns})
+	}
+	return out, f.err
+}
+func (f sharedFake) Defaults() Defaults { return f.defaults }
 
 // withShared is req judged with the fake cluster's Ingresses and defaults.
 func withShared(req Request) Request {

@@ -4,11 +4,21 @@ package policy
 // alone: the guard reads it from its cache; lint, which sees manifests
 // before any cluster defaults them, knows none.
 type Shared interface {
-	// HostNamespaces lists the namespaces of the Ingresses that name host
-	// in a rule or a TLS entry; an error means they are unknown.
-	HostNamespaces(host string) ([]string, error)
+	// HostHolders lists what claims a hostname overlapping host (the same
+	// name, a wildcard covering it, or, for a wildcard, a name below it):
+	// Ingresses in a rule or a TLS entry, Gateway API routes, and the
+	// listeners of Gateways and ListenerSets; an error means they are
+	// unknown.
+	HostHolders(host string) ([]HostHolder, error)
 	// Defaults are the classes the cluster gives objects naming none.
 	Defaults() Defaults
+}
+
+// HostHolder is an object claiming a hostname: its namespace, and whether
+// it is a Gateway's or ListenerSet's listener, where routes attach.
+type HostHolder struct {
+	Namespace string
+	Listener  bool
 }
 
 // Defaults are the cluster's default classes, "" for none. Admission
@@ -31,5 +41,5 @@ func sharedOf(req Request) Shared {
 
 type unknownShared struct{}
 
-func (unknownShared) HostNamespaces(string) ([]string, error) { return nil, nil }
-func (unknownShared) Defaults() Defaults                      { return Defaults{} }
+func (unknownShared) HostHolders(string) ([]HostHolder, error) { return nil, nil }
+func (unknownShared) Defaults() Defaults                       { return Defaults{} }

@@ -67,11 +67,18 @@ func tenantRoleRules() []inProcessRule {
 // grantCEL is a CEL expression true for a PolicyRule r holding g, as
 // RoleGrants matches it.
 func grantCEL(g grant) string {
-	resources := fmt.Sprintf("r.resources.exists(x, %s)", resourceCEL("x", g.resources))
+	verbs := []string{`v == "*"`, fmt.Sprintf("v in %s", CELList(g.verbs))}
+	for _, p := range g.verbPrefixes {
+		verbs = append(verbs, fmt.Sprintf("v.startsWith(%q)", p))
+	}
 	// Lists a client sent as null are present and null.
-	match := fmt.Sprintf(`%s && size(r.resources) > 0 && r.verbs.exists(v, v == "*" || v in %s) && %s && r.apiGroups.exists(a, a == "*" || a in %s) && %s`,
-		present("r.resources"), CELList(g.verbs), present("r.apiGroups"),
-		CELList(g.groups), resources)
+	match := fmt.Sprintf(`%s && size(r.resources) > 0 && r.verbs.exists(v, %s)`, present("r.resources"), strings.Join(verbs, " || "))
+	if g.groups[0] != "*any*" {
+		match += fmt.Sprintf(` && %s && r.apiGroups.exists(a, a == "*" || a in %s)`, present("r.apiGroups"), CELList(g.groups))
+	}
+	if g.resources[0] != "*any*" {
+		match += fmt.Sprintf(" && r.resources.exists(x, %s)", resourceCEL("x", g.resources))
+	}
 	if slices.Equal(g.verbs, []string{"bind"}) {
 		// bindsOnlyBindable
 		match += fmt.Sprintf(` && !(r.verbs == ["bind"] && r.apiGroups == [%q] && r.resources == ["clusterroles"] && %s && size(r.resourceNames) > 0 && r.resourceNames.all(n, n in %s))`,
@@ -115,11 +122,6 @@ func resourceCEL(x string, want []string) string {
 // binding: every create and update of a ClusterRole that carries
 // v1alpha1.AggregateToTenantLabel, whoever writes it.
 func TenantRole(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	rules := tenantRoleRules()
-	validations := make([]admissionregistrationv1.Validation, len(rules))
-	for i, r := range rules {
-		validations[i] = admissionregistrationv1.Validation{Expression: r.expression(), MessageExpression: r.message(), Reason: ptr.To(metav1.StatusReasonForbidden)}
-	}
 	label := v1alpha1.AggregateToTenantLabel
 	meta := policyMeta()
 	meta.Name = TenantRoleName
@@ -141,19 +143,11 @@ func TenantRole(platform Platform) (*admissionregistrationv1.ValidatingAdmission
 			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "aggregated",
 				Expression: fmt.Sprintf("has(object.metadata.labels) && %q in object.metadata.labels && object.metadata.labels[%[1]q] == \"true\"", label)}},
 			Variables:     []admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}},
-			Validations:   validations,
+			Validations:   validations(tenantRoleRules()),
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 		},
 	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
-		ObjectMeta: meta,
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        TenantRoleName,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	}
-	return vap, binding
+	return vap, denyBinding(meta)
 }
 
 // ValidatingPolicies are Landlord's ValidatingAdmissionPolicies for

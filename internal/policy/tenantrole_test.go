@@ -62,12 +62,14 @@ func TestTenantRoleIsRoleGrants(t *testing.T) {
 		"bind view and admin":   {named(rule([]string{"bind"}, rbacv1.GroupName, "clusterroles"), "view", "admin")},
 		"non-resource URLs":     {{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
 		"escalate and bind all": {rule([]string{"escalate", "bind"}, "*", "*")},
+		"constrained impersonation": {rule([]string{"impersonate:serviceaccount"}, "authentication.k8s.io", "serviceaccounts"),
+			rule([]string{"impersonate-on:serviceaccount:create"}, "*", "*")},
 	} {
 		t.Run(name, func(t *testing.T) { agree(t, rules) })
 	}
 
 	words := struct{ verbs, groups, resources, names []string }{
-		verbs:     []string{"*", "get", "create", "impersonate", "escalate", "bind", "update"},
+		verbs:     []string{"*", "get", "create", "impersonate", "escalate", "bind", "update", "impersonate:serviceaccount", "impersonate-on:user-info:list"},
 		groups:    []string{"*", "", rbacv1.GroupName, "authentication.k8s.io", "apps"},
 		resources: []string{"*", "*/*", "*/token", "serviceaccounts", "serviceaccounts/token", "serviceaccounts/*", "users", "userextras", "userextras/scopes", "roles", "clusterroles", "clusterroles/x", "pods"},
 		names:     []string{"view", "admin"},

@@ -57,6 +57,8 @@ func TestAttacksAggregatedRoles(t *testing.T) {
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, Verbs: []string{"create"}})), want: "LL018", near: ownKinds},
 		"the platform adds impersonation": {as: "platform", do: create(aggregated("sudo-for-tenants",
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate"}})), want: "LL018", near: ownKinds},
+		"the platform adds constrained impersonation": {as: "platform", do: create(aggregated("act-as-for-tenants",
+			rbacv1.PolicyRule{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"serviceaccounts"}, Verbs: []string{"impersonate:serviceaccount"}})), want: "LL018", near: ownKinds},
 		"the platform adds every verb on everything": {as: "platform", do: create(aggregated("all-for-tenants",
 			rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}})), want: "LL018", near: ownKinds},
 		"the platform adds bind on admin": {as: "platform", do: create(aggregated("bind-admin-for-tenants",

@@ -227,6 +227,7 @@ func attackTenants(t *testing.T) {
 			Scheduling:        blueScheduling,
 			Storage:           &v1alpha1.Storage{Classes: []string{"blue-fast"}},
 			Ingress:           &v1alpha1.Ingress{Classes: []string{"blue-edge"}, Hostnames: []string{"*.blue.example.com", "*.apps.example.com"}},
+			Gateways:          &v1alpha1.Gateways{Allowed: []string{"gateway-system/public"}, Classes: []string{"blue-gw"}},
 		},
 	}
 	// A platform role the tenant holds every rule of, so only the guard
@@ -241,7 +242,8 @@ func attackTenants(t *testing.T) {
 	red := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "red"},
 		Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "red-apps"}},
-			Ingress: &v1alpha1.Ingress{Hostnames: []string{"*.apps.example.com"}}}, // shared with blue
+			Ingress:  &v1alpha1.Ingress{Hostnames: []string{"*.apps.example.com"}}, // shared with blue
+			Gateways: &v1alpha1.Gateways{Allowed: []string{"gateway-system/public"}}},
 	}
 	green := &v1alpha1.Tenant{
 		ObjectMeta: metav1.ObjectMeta{Name: "green"},

@@ -10,6 +10,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,26 +33,25 @@ const ingressHostKey = "spec.hosts"
 // each stripped to the fields read, so that the cluster's Ingresses cost
 // little memory. Until it has synced, a hostname reads as held by unknown.
 type sharedCache struct {
-	c cache.Cache
+	c      cache.Cache
+	claims *claims
 }
 
 // newSharedCache starts the cache with the manager and indexes hostnames.
 func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
-	c, err := cache.New(mgr.GetConfig(), cache.Options{
-		Scheme: mgr.GetScheme(),
-		Mapper: mgr.GetRESTMapper(),
-		ByObject: map[client.Object]cache.ByObject{
-			&networkingv1.Ingress{}:       {Transform: ingressHosts},
-			&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
-			&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
-			&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
-		},
-	})
+	byObject := map[client.Object]cache.ByObject{
+		&networkingv1.Ingress{}:       {Transform: ingressHosts},
+		&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
+		&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
+		&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
+	}
+	claimTransforms(byObject)
+	c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), ByObject: byObject})
 	if err != nil {
 		return nil, err
 	}
 	if err := c.IndexField(ctx, &networkingv1.Ingress{}, ingressHostKey, func(obj client.Object) []string {
-		return hostsOf(obj.(*networkingv1.Ingress))
+		return heldKeys(hostsOf(obj.(*networkingv1.Ingress)))
 	}); err != nil {
 		return nil, err
 	}
@@ -63,20 +63,21 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 	if err := mgr.Add(everyReplica{c}); err != nil {
 		return nil, err
 	}
-	return &sharedCache{c: c}, nil
+	return &sharedCache{c: c, claims: &claims{c: c, mapper: mgr.GetRESTMapper(), indexed: map[int]bool{}}}, nil
 }
 
 // For is the cache as one request reads it, bounded by its context.
 func (x *sharedCache) For(ctx context.Context) *sharedReads {
-	return &sharedReads{c: x.c, ctx: ctx}
+	return &sharedReads{c: x.c, claims: x.claims, ctx: ctx}
 }
 
 // sharedReads is one request's policy.Shared; Err reports a list that
 // failed, as Reads.Err does.
 type sharedReads struct {
 	firstError
-	c   cache.Cache
-	ctx context.Context
+	c      cache.Cache
+	claims *claims
+	ctx    context.Context
 }
 
 var _ policy.Shared = &sharedReads{}
@@ -96,17 +97,87 @@ type everyReplica struct{ cache.Cache }
 
 func (everyReplica) NeedLeaderElection() bool { return false }
 
-// HostNamespaces lists the namespaces of the Ingresses naming host.
-func (x *sharedReads) HostNamespaces(host string) ([]string, error) {
-	list := &networkingv1.IngressList{}
-	if !x.list(list, client.MatchingFields{ingressHostKey: strings.ToLower(host)}) {
+// HostHolders lists what claims a hostname overlapping host: Ingresses,
+// and the Gateway API's routes and listeners.
+func (x *sharedReads) HostHolders(host string) ([]policy.HostHolder, error) {
+	keys := overlapKeys(strings.ToLower(host))
+	var out []policy.HostHolder
+	for _, key := range keys {
+		list := &networkingv1.IngressList{}
+		if !x.list(list, client.MatchingFields{ingressHostKey: key}) {
+			return nil, x.Err()
+		}
+		for _, ing := range list.Items {
+			out = append(out, policy.HostHolder{Namespace: ing.Namespace})
+		}
+	}
+	served, err := x.claims.served(x.ctx)
+	if err != nil {
+		x.keep(fmt.Errorf("indexing the Gateway API's hostnames: %w", err))
 		return nil, x.Err()
 	}
-	var out []string
-	for _, ing := range list.Items {
-		out = append(out, ing.Namespace)
+	for _, c := range served {
+		for _, key := range keys {
+			claimed := c.list()
+			if !x.list(claimed, client.MatchingFields{claimHostKey: key}) {
+				return nil, x.Err()
+			}
+			items, err := meta.ExtractList(claimed)
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range items {
+				out = append(out, policy.HostHolder{Namespace: item.(client.Object).GetNamespace(), Listener: c.listener})
+			}
+		}
 	}
 	return out, nil
+}
+
+// belowPrefix marks the index keys of the domains a hostname is below.
+const belowPrefix = "below:"
+
+// heldKeys index held hostnames: each by itself, and, under belowPrefix,
+// by every domain it falls below (a wildcard *.d below d too), so that a
+// wildcard claim finds the names it would cover.
+func heldKeys(hosts []string) []string {
+	var keys []string
+	for _, h := range hosts {
+		keys = append(keys, h)
+		base, wildcard := strings.CutPrefix(h, "*.")
+		if wildcard {
+			keys = append(keys, belowPrefix+base)
+		}
+		for d := base; ; {
+			_, parent, ok := strings.Cut(d, ".")
+			if !ok {
+				break
+			}
+			keys = append(keys, belowPrefix+parent)
+			d = parent
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// overlapKeys are the index keys of what overlaps host: the name itself,
+// the wildcards covering it, and, for a wildcard, the names below it.
+func overlapKeys(host string) []string {
+	keys := []string{host}
+	base, wildcard := strings.CutPrefix(host, "*.")
+	if wildcard {
+		keys = append(keys, belowPrefix+base)
+	}
+	for d := base; ; {
+		_, parent, ok := strings.Cut(d, ".")
+		if !ok {
+			break
+		}
+		keys = append(keys, "*."+parent)
+		d = parent
+	}
+	return keys
 }
 
 // Defaults are the cluster's default classes, picked as the admission
