@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,11 +39,7 @@ func TestLintCapsuleFleet(t *testing.T) {
 		t.Errorf("exit code %d, stderr %q, want 0 and the warnings of Capsule's three kinds:\n%s", code, stderr, stdout)
 	}
 
-	planted := t.TempDir()
-	if err := os.CopyFS(planted, os.DirFS(devTeamRepo)); err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string]string{
+	planted := plant(t, devTeamRepo, map[string]string{
 		"staging/kustomization.yaml": "namespace: dev-team-apps\nresources:\n- deployment.yaml\n- service.yaml\n- admin.yaml\n- tools.yaml\n",
 		"staging/admin.yaml": `apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -77,11 +71,7 @@ spec:
     name: dev-team
     namespace: dev-team
 `,
-	} {
-		if err := os.WriteFile(filepath.Join(planted, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	code, stdout, _ = execute("lint", capsuleFleet, "--tenant-repo", "dev-team="+planted)
 	if code != 1 {
 		t.Errorf("exit code %d with planted escapes, want 1", code)

@@ -40,11 +40,7 @@ func TestLintHandMadeFleet(t *testing.T) {
 		t.Errorf("exit code %d, stderr %q, want 0 and only the ClusterPolicy's warning:\n%s", code, stderr, stdout)
 	}
 
-	planted := t.TempDir()
-	if err := os.CopyFS(planted, os.DirFS(team2Repo)); err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string]string{
+	planted := plant(t, team2Repo, map[string]string{
 		"staging/kustomization.yaml": "resources:\n- ../base\n- admin.yaml\n- platform-sync.yaml\npatches:\n- path: podinfo-values.yaml\n",
 		"staging/admin.yaml": `apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -72,11 +68,7 @@ spec:
     name: flux-system
     namespace: flux-system
 `,
-	} {
-		if err := os.WriteFile(filepath.Join(planted, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	code, stdout, _ = execute("lint", handMadeFleet, "--tenant-repo", "team1="+team1Repo, "--tenant-repo", "team2="+planted)
 	if code != 1 {
 		t.Errorf("exit code %d with planted escapes, want 1", code)
@@ -185,6 +177,21 @@ func TestImportedTenantsProvisionTheHandMadeFleet(t *testing.T) {
 	if err := c.Create(ctx, escape); !apierrors.IsForbidden(err) {
 		t.Errorf("the imported tenant's reconciler binds cluster-admin: %v, want Forbidden", err)
 	}
+}
+
+// plant copies repo and writes files over the copy, returning its path.
+func plant(t *testing.T, repo string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(repo)); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // applyImported imports the fleet's tenants of staging, creates them on
