@@ -108,6 +108,7 @@ func TestTenantImportCapsuleFleet(t *testing.T) {
 		"Tenant ops-team: spec.namespaceQuota: namespace quota 3",
 		"Tenant ops-team: no Kustomization syncs as a ServiceAccount owner of it: imported without sources",
 		"tenants/staging/capsule-configuration.yaml:1: CapsuleConfiguration default: not needed by Landlord",
+		"tenants/base/ops-team/tenant.yaml:38: Tenant ops-team: spec.additionalRoleBindings: ops-deployer is refused: spec.role: Forbidden: LL018: ClusterRole ops-deployer grants create on serviceaccounts/token",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr says nothing of %q:\n%s", want, stderr)

@@ -8,12 +8,15 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/policy"
 )
 
 // Capsule's API group, and the label it gives a tenant's namespaces.
@@ -338,7 +341,7 @@ func (f *fleet) capsuleSpec(out *Tenant, ct *Object, spec map[string]any, note f
 		case "view":
 			note(ct, "%s: view not imported: tenants bind view to their own accounts themselves", field("additionalRoleBindings"))
 		default:
-			note(ct, "%s: %s not imported: a Tenant binds one role, spec.role, to its owners and reconciler, judged by LL018; set it to %s if that role is the tenant's", field("additionalRoleBindings"), role, role)
+			f.additionalRole(out, ct, role, field("additionalRoleBindings"), note)
 		}
 	}
 	for _, key := range []string{"cordoned", "preventDeletion", "runtimeClasses", "externalServiceIPs", "podOptions", "gatewayOptions"} {
@@ -349,6 +352,33 @@ func (f *fleet) capsuleSpec(out *Tenant, ct *Object, spec map[string]any, note f
 	if ips, _, _ := unstructured.NestedMap(spec, "serviceOptions", "externalIPs"); len(ips) > 0 {
 		note(ct, "%s not imported: LL017 refuses externalIPs to every tenant", field("serviceOptions.externalIPs"))
 	}
+}
+
+// additionalRole maps a ClusterRole Capsule bound in every namespace of
+// the tenant to spec.role, the one role a Tenant binds to its owners and
+// reconciler, when the fleet declares it and LL018 lets a tenant hold it.
+func (f *fleet) additionalRole(out *Tenant, ct *Object, role, at string, note func(*Object, string, ...any)) {
+	obj := f.get(rbacGroup, "ClusterRole", "", role)
+	if obj == nil {
+		note(ct, "%s: %s not imported: the fleet does not declare it, so LL018 cannot judge it here; set spec.role to it, and the controller judges the live role before it binds it", at, role)
+		return
+	}
+	cr := &rbacv1.ClusterRole{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, cr); err != nil {
+		note(obj, "%s: %s not imported: %v", at, role, err)
+		return
+	}
+	if errs := policy.RoleGrants(field.NewPath("spec", "role"), role, cr.Rules, false); len(errs) > 0 {
+		note(obj, "%s: %s is refused: %s", at, role, errs.ToAggregate().Error())
+		return
+	}
+	t := out.Tenant
+	if t.Spec.Role != "" && t.Spec.Role != role {
+		note(obj, "%s: %s not imported: a Tenant binds one role, and %s is it", at, role, t.Spec.Role)
+		return
+	}
+	t.Spec.Role = role
+	note(obj, "%s: %s imported as spec.role, bound to the Tenant's owners and reconciler in each of its namespaces instead of landlord-tenant: add landlord-tenant's rules to it, or label it %s: \"true\" to extend landlord-tenant instead", at, role, v1alpha1.AggregateToTenantLabel)
 }
 
 // items are the objects of a Capsule list field: spec.<key>.items in
