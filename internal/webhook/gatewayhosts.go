@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -92,17 +93,21 @@ func routeHosts(hosts []gatewayv1.Hostname) []string {
 	return out
 }
 
-// claimTransforms strip each claiming kind in the shared cache.
-func claimTransforms(byObject map[client.Object]cache.ByObject) {
-	for _, c := range hostClaims {
-		strip := c.strip
-		byObject[c.obj] = cache.ByObject{Transform: func(obj any) (any, error) {
-			if o, ok := obj.(client.Object); ok {
-				return strip(o), nil
-			}
-			return obj, nil
-		}}
+// stripClaims is the shared cache's default transform: it strips each
+// claiming kind to what hosts reads. A default rather than a transform by
+// object, since the cache refuses to be built with one for a kind the API
+// server does not serve yet, which the Gateway API's may be.
+func stripClaims(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
 	}
+	for _, c := range hostClaims {
+		if reflect.TypeOf(o) == reflect.TypeOf(c.obj) {
+			return c.strip(o), nil
+		}
+	}
+	return obj, nil
 }
 
 // claims indexes the claiming kinds the API server serves, each once it

@@ -12,6 +12,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -39,14 +40,7 @@ type sharedCache struct {
 
 // newSharedCache starts the cache with the manager and indexes hostnames.
 func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
-	byObject := map[client.Object]cache.ByObject{
-		&networkingv1.Ingress{}:       {Transform: ingressHosts},
-		&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
-		&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
-		&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
-	}
-	claimTransforms(byObject)
-	c, err := cache.New(mgr.GetConfig(), cache.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), ByObject: byObject})
+	c, err := cache.New(mgr.GetConfig(), sharedCacheOptions(mgr.GetScheme(), mgr.GetRESTMapper()))
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +58,18 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 		return nil, err
 	}
 	return &sharedCache{c: c, claims: &claims{c: c, mapper: mgr.GetRESTMapper(), indexed: map[int]bool{}}}, nil
+}
+
+// sharedCacheOptions strip what the shared cache holds: the kinds every
+// cluster serves by object, the Gateway API's by default, since it may
+// not be served.
+func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper) cache.Options {
+	return cache.Options{Scheme: scheme, Mapper: mapper, DefaultTransform: stripClaims, ByObject: map[client.Object]cache.ByObject{
+		&networkingv1.Ingress{}:       {Transform: ingressHosts},
+		&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
+		&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
+		&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
+	}}
 }
 
 // For is the cache as one request reads it, bounded by its context.
