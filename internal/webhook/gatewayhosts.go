@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -127,17 +128,19 @@ func (x *claims) served(ctx context.Context) ([]hostClaim, error) {
 	var out []hostClaim
 	for i, c := range hostClaims {
 		if !x.indexed[i] {
+			// One question per kind: while the Gateway API is not served, each
+			// asks the API server's discovery again.
 			gvk := gatewayv1.SchemeGroupVersion.WithKind(c.kind)
-			_, err := x.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-			if meta.IsNoMatchError(err) {
+			mappings, err := x.mapper.RESTMappings(gvk.GroupKind())
+			switch {
+			case meta.IsNoMatchError(err):
+				continue
+			case err != nil:
+				return nil, err
+			case !slices.ContainsFunc(mappings, func(m *meta.RESTMapping) bool { return m.GroupVersionKind == gvk }):
 				// Served at another version only, its claims cannot be read:
 				// every hostname is refused rather than judged blind.
-				if _, other := x.mapper.RESTMapping(gvk.GroupKind()); other == nil {
-					return nil, fmt.Errorf("%s is served, but not at %s, whose claims the guard reads", gvk.GroupKind(), gvk.Version)
-				}
-				continue
-			} else if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s is served, but not at %s, whose claims the guard reads", gvk.GroupKind(), gvk.Version)
 			}
 			hosts := c.hosts
 			if err := x.c.IndexField(ctx, c.obj, claimHostKey, func(o client.Object) []string { return heldKeys(hosts(o)) }); err != nil {
