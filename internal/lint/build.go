@@ -338,11 +338,18 @@ func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byt
 // kustomization with them, it returns content's build split by
 // splitPatched, nil if that does not apply.
 func (r *repo) originsOf(fsys filesys.FileSystem, dir, kfile string, variant []byte, origins map[resid.ResId]*resource.Origin, content []byte) []*resource.Resource {
-	om, err := r.kustomize(fsys, dir, kfile, variant)
-	if err != nil {
-		return nil
+	var unpatched []*resource.Resource
+	if content != nil {
+		unpatched, _ = r.unpatchedInParts(fsys, dir, kfile, content)
 	}
-	for _, res := range om.Resources() {
+	if unpatched == nil {
+		om, err := r.kustomize(fsys, dir, kfile, variant)
+		if err != nil {
+			return nil
+		}
+		unpatched = om.Resources()
+	}
+	for _, res := range unpatched {
 		if origin, err := res.GetOrigin(); err == nil {
 			origins[res.CurId()] = origin
 		}
@@ -350,7 +357,7 @@ func (r *repo) originsOf(fsys filesys.FileSystem, dir, kfile string, variant []b
 	if content == nil {
 		return nil
 	}
-	built, _ := r.splitPatched(fsys, dir, kfile, content, om.Resources())
+	built, _ := r.splitPatched(fsys, dir, kfile, content, unpatched)
 	return built
 }
 

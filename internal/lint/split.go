@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
@@ -110,28 +112,15 @@ func (r *repo) splitPatched(fsys filesys.FileSystem, dir, kfile string, content 
 	}
 	byID := map[string]*resource.Resource{}
 	for n, part := range parts {
-		resources := make([]string, 0, len(part))
-		for _, i := range part {
-			rel, err := filepath.Rel(absDir, leaves[i])
-			if err != nil {
-				return nil, false
-			}
-			resources = append(resources, filepath.ToSlash(rel))
+		files := make([]string, len(part))
+		for i, leaf := range part {
+			files[i] = leaves[leaf]
 		}
-		pk := map[string]any{"resources": resources}
-		for _, key := range []string{"apiVersion", "kind"} {
-			if v, set := k[key]; set {
-				pk[key] = v
-			}
-		}
+		pk := map[string]any{}
 		if len(partPatches[n]) > 0 {
 			pk["patches"] = partPatches[n]
 		}
-		partContent, err := yaml.Marshal(pk)
-		if err != nil {
-			return nil, false
-		}
-		m, err := r.kustomize(fsys, dir, kfile, partContent)
+		m, err := r.buildPart(fsys, dir, kfile, k, files, pk)
 		if err != nil {
 			return nil, false
 		}
@@ -153,6 +142,58 @@ func (r *repo) splitPatched(fsys filesys.FileSystem, dir, kfile string, content 
 		}
 	}
 	return objects, true
+}
+
+// unpatchedInParts builds the kustomization content of dir without its
+// patches and with origin annotations, as originsOf needs it to split the
+// build with them, in parts of splitLeaves files when splitPatched may
+// split it: kustomize checks each object it takes in against every one
+// before it, half a million id comparisons for a thousand objects. The
+// parts keep the build's order; an id in two parts, which one build
+// refuses, makes splitPatched give up on the whole.
+func (r *repo) unpatchedInParts(fsys filesys.FileSystem, dir, kfile string, content []byte) ([]*resource.Resource, bool) {
+	k, ok := splitKustomization(content)
+	if !ok {
+		return nil, false
+	}
+	leaves, ok := r.leaves(fsys, filepath.Join(r.root, filepath.FromSlash(dir)), k["resources"], map[string]bool{})
+	if !ok || len(leaves) == 0 {
+		return nil, false
+	}
+	var unpatched []*resource.Resource
+	for part := range slices.Chunk(leaves, splitLeaves) {
+		m, err := r.buildPart(fsys, dir, kfile, k, part, map[string]any{"buildMetadata": []string{types.OriginAnnotations}})
+		if err != nil {
+			return nil, false
+		}
+		unpatched = append(unpatched, m.Resources()...)
+	}
+	return unpatched, true
+}
+
+// buildPart builds, in dir, a kustomization of k's kind taking in files
+// (absolute) with the fields of pk.
+func (r *repo) buildPart(fsys filesys.FileSystem, dir, kfile string, k map[string]any, files []string, pk map[string]any) (resmap.ResMap, error) {
+	absDir := filepath.Join(r.root, filepath.FromSlash(dir))
+	resources := make([]string, len(files))
+	for i, file := range files {
+		rel, err := filepath.Rel(absDir, file)
+		if err != nil {
+			return nil, err
+		}
+		resources[i] = filepath.ToSlash(rel)
+	}
+	pk["resources"] = resources
+	for _, key := range []string{"apiVersion", "kind"} {
+		if v, set := k[key]; set {
+			pk[key] = v
+		}
+	}
+	content, err := yaml.Marshal(pk)
+	if err != nil {
+		return nil, err
+	}
+	return r.kustomize(fsys, dir, kfile, content)
 }
 
 // splittable reports whether splitPatched may split the build of the

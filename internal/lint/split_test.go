@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kustomize/api/resource"
 )
 
 // TestSplitPatchedFindings lints fleets whose overlay patches tenants by
@@ -18,6 +21,8 @@ func TestSplitPatchedFindings(t *testing.T) {
 		patch string
 		// split reports whether the build is split.
 		split bool
+		// tenants is how many the fleet holds, 3 when 0.
+		tenants int
 	}{
 		"as scaffolded": {split: true},
 		"a neighbour's namespace": {split: true, patch: `- op: add
@@ -25,6 +30,10 @@ func TestSplitPatchedFindings(t *testing.T) {
   value: {name: team-0000-apps}
 `},
 		"a field the schema refuses": {split: true, patch: `- op: add
+  path: /spec/colour
+  value: blue
+`},
+		"a field the schema refuses, in three parts": {split: true, tenants: 2*splitLeaves + 1, patch: `- op: add
   path: /spec/colour
   value: blue
 `},
@@ -43,7 +52,7 @@ func TestSplitPatchedFindings(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir, repos, err := WriteBenchFleet(t.TempDir(), 3)
+			dir, repos, err := WriteBenchFleet(t.TempDir(), cmp.Or(tc.tenants, 3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,6 +117,15 @@ func TestSplitPatchedFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Built in parts, the unpatched objects and their origins are
+			// the whole build's, in its order.
+			if unpatched, ok := fleet.unpatchedInParts(fsys, "tenants/production", "tenants/production/kustomization.yaml", content); ok {
+				if !slices.EqualFunc(unpatched, m.Resources(), sameOrigin) {
+					t.Errorf("unpatched in parts: %d objects differ from the whole build's %d", len(unpatched), len(m.Resources()))
+				}
+			} else if tc.split {
+				t.Error("unpatched build not split")
+			}
 			_, split := fleet.splitPatched(fsys, "tenants/production", "tenants/production/kustomization.yaml", content, m.Resources())
 			if split != tc.split {
 				t.Errorf("split: %v, want %v", split, tc.split)
@@ -115,4 +133,11 @@ func TestSplitPatchedFindings(t *testing.T) {
 			t.Log(whole)
 		})
 	}
+}
+
+// sameOrigin reports whether a and b have the same id and origin.
+func sameOrigin(a, b *resource.Resource) bool {
+	originA, errA := a.GetOrigin()
+	originB, errB := b.GetOrigin()
+	return a.CurId() == b.CurId() && errA == nil && errB == nil && originA != nil && originB != nil && *originA == *originB
 }
