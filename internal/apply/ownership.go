@@ -14,11 +14,17 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
-// Normalized is obj as Objects sends it: the fields an apply of it owns.
+// Normalized is obj as Objects sends it: the fields an apply of it owns,
+// with what the API server would default in a custom kind set as it would
+// set it, so that a create of obj holds the same fields as an apply and
+// needs no second write to leave the defaults.
 func Normalized(obj client.Object) (*unstructured.Unstructured, error) {
 	u, err := normalize.ToUnstructured(obj)
 	if err != nil {
 		return nil, fmt.Errorf("converting %T: %w", obj, err)
+	}
+	if err := defaulted(u); err != nil {
+		return nil, err
 	}
 	if err := normalize.Unstructured(u); err != nil {
 		return nil, fmt.Errorf("normalizing %s %s: %w", u.GetKind(), client.ObjectKeyFromObject(u), err)

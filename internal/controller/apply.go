@@ -292,10 +292,10 @@ func (r *TenantReconciler) replace(ctx context.Context, desired, existing client
 // settle leaves the fields of created, Landlord's create of desired, to
 // its plain write, which convergeOne hands to its apply when a change must
 // remove one of them: a tenant's provisioning then costs one write an
-// object, not two. Where the API server added fields the render does not
-// set (defaults of a Flux kind, a namespace's finalizer), they are handed
-// over now, so that Landlord's plain write never holds more than the
-// render says.
+// object, not two. Where the API server added fields that what Landlord
+// sends does not set (a namespace's finalizer; a Flux kind's defaults are
+// sent, apply.Normalized), they are handed over now, so that Landlord's
+// plain write never holds more than the render says.
 func (r *TenantReconciler) settle(ctx context.Context, desired, created client.Object) error {
 	sent, err := apply.Normalized(desired)
 	if err != nil {
@@ -331,7 +331,14 @@ func upToDate(sent map[string]any, existing client.Object, takeBack []string) bo
 	if err != nil {
 		return false
 	}
-	for key, value := range sent {
+	// Compared as existing's type spells them: sent holds the defaults as
+	// its CRD spells them ("60s", false), a typed object as Go does ("1m0s",
+	// nothing).
+	want, err := typedForm(existing, sent)
+	if err != nil {
+		return false
+	}
+	for key, value := range want {
 		switch key {
 		case "apiVersion", "kind", "status":
 			continue
@@ -350,6 +357,19 @@ func upToDate(sent map[string]any, existing client.Object, takeBack []string) bo
 		}
 	}
 	return true
+}
+
+// typedForm is u decoded into an object of like's type and encoded again;
+// u itself where like is generic.
+func typedForm(like client.Object, u map[string]any) (map[string]any, error) {
+	if _, generic := like.(runtime.Unstructured); generic {
+		return u, nil
+	}
+	typed := reflect.New(reflect.TypeOf(like).Elem()).Interface()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, typed); err != nil {
+		return nil, err
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 }
 
 // contains reports whether have holds want: maps key by key, lists item
