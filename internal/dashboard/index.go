@@ -56,7 +56,7 @@ func (e *paramError) Error() string {
 	return fmt.Sprintf("parameter %s=%q is not allowed; allowed: %s", e.param, e.value, e.allowed)
 }
 
-// oneOf spells allowed values for a paramError, the empty one as "" .
+// oneOf spells the allowed values of a paramError, quoted.
 func oneOf(values []string) string {
 	quoted := make([]string, len(values))
 	for i, v := range values {
@@ -146,10 +146,13 @@ func (q query) SortLink(column string) string {
 
 // Sorted is "asc" or "desc" when the index is sorted by column, "" if not.
 func (q query) Sorted(column string) string {
-	if q.Sort != column {
+	switch {
+	case q.Sort != column:
 		return ""
+	case q.Desc:
+		return "desc"
 	}
-	return orders[map[bool]int{false: 0, true: 1}[q.Desc]]
+	return "asc"
 }
 
 // PageLink is the same index at page n.

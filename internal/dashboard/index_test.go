@@ -142,6 +142,8 @@ func TestIndexLinks(t *testing.T) {
 		q.SortLink("name"): "/?status=notready",
 		x.PrevLink():       "/?sort=age&status=notready",
 		x.NextLink():       "",
+		q.Sorted("age"):    "asc",
+		q.Sorted("name"):   "",
 	} {
 		if got != want {
 			t.Errorf("link %q, want %q", got, want)
