@@ -174,14 +174,15 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// dashboardTenants are n bench tenants: half without a source, so Ready,
-// half waiting for Flux, so not; labelled by one of four teams; one in
-// ownedEvery owned by the bench's owner besides its group.
+// dashboardTenants are n bench tenants: two in three without a source, so
+// Ready, the third waiting for Flux, so not, among the owner's too;
+// labelled by one of four teams; one in ownedEvery owned by the bench's
+// owner besides its group.
 func dashboardTenants(n int) []*v1alpha1.Tenant {
 	tenants := benchTenants("dash", n)
 	for i, t := range tenants {
 		t.Labels = map[string]string{"team": []string{"red", "blue", "green", "gold"}[i%4]}
-		if i%2 == 0 {
+		if i%3 != 0 {
 			t.Spec.Sources = nil
 		}
 		if i%ownedEvery == 0 {

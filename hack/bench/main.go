@@ -17,6 +17,9 @@ import (
 	"strings"
 	"syscall"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
@@ -31,6 +34,8 @@ func main() {
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetOutput(os.Stderr)
+	// The dash part's informer cache logs through controller-runtime.
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
