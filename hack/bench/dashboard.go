@@ -295,7 +295,7 @@ func screenshots(ctx context.Context, dir, base string, tokens map[string]string
 			chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.ID("summary")))
 		var png []byte
 		if err == nil {
-			png, err = chromedp.Run(bctx, chromedp.FullScreenshot(90))
+			png, err = chromedp.Run(bctx, chromedp.FullScreenshot(100))
 		}
 		cancel()
 		cancelAlloc()
