@@ -25,9 +25,9 @@ type Viewer interface {
 	Name() string
 	// May tells whether the viewer may do what attrs say.
 	May(ctx context.Context, attrs authorizationv1.ResourceAttributes) (bool, error)
-	// Owned are the Tenants a viewer who may not list them all may get,
-	// or may be granted: candidates the page confirms with May. tenants
-	// reads every Tenant with the dashboard's identity.
+	// Owned are the candidates among Tenants for a viewer who may not
+	// list them all: those it owns, which the page confirms one by one
+	// with May. tenants reads every Tenant with the dashboard's identity.
 	Owned(ctx context.Context, tenants client.Reader) ([]v1alpha1.Tenant, error)
 }
 

@@ -34,10 +34,10 @@ type Options struct {
 	// Client reads the cluster: the controller's own identity, or the
 	// kubeconfig's.
 	Client client.Client
-	// Tenants lists every Tenant for the tenants page, where viewers who
-	// may list them and the tenants owners own are found: the controller's
-	// informer cache, so that the page costs no list of a thousand Tenants.
-	// Client when nil.
+	// Tenants is where the tenants page lists Tenants, all of them for a
+	// viewer who may list them, and to find those an owner owns: the
+	// controller's informer cache, so that no page lists every Tenant from
+	// the API server. Client when nil.
 	Tenants client.Reader
 	// Auth tells who is asking.
 	Auth Authenticator
@@ -196,7 +196,7 @@ func (s *Server) tenants(_ http.ResponseWriter, r *http.Request, v Viewer) (stri
 
 func (s *Server) tenant(_ http.ResponseWriter, r *http.Request, v Viewer) (string, any, error) {
 	name := r.PathValue("name")
-	rd := &reader{c: s.opts.Client, list: s.opts.Tenants, viewer: v, now: time.Now()}
+	rd := &reader{c: s.opts.Client, viewer: v, now: time.Now()}
 	p, err := rd.page(r.Context(), name)
 	if err != nil {
 		return name, nil, err

@@ -143,7 +143,7 @@ type denial struct {
 // reader reads on the viewer's behalf and shows only what it may get.
 type reader struct {
 	c client.Client
-	// list lists every Tenant for a viewer who may: c, or a cache.
+	// list is where the index lists Tenants: c, or a cache.
 	list   client.Reader
 	viewer Viewer
 	now    time.Time
