@@ -197,7 +197,7 @@ fuzz:
 demo: tools flux-tools build
 	$(BIN)/landlord dev up --demo --dir .landlord
 
-## bench: provisioning, the idle controller, admission and lint beside their baselines (BENCH_FLAGS="-tenants 5000 -only p1")
+## bench: provisioning, the idle controller, admission, the dashboard index and lint beside their baselines (BENCH_FLAGS="-tenants 5000 -only p1")
 .PHONY: bench
 bench: tools flux-tools build $(BIN)/kubectl $(BIN)/kustomize $(BIN)/kubeconform
 	go run ./hack/bench -bin $(BIN) $(BENCH_FLAGS)

@@ -1,6 +1,6 @@
-// Command bench measures provisioning, the idle controller, admission and
-// lint beside their baselines on a local control plane, and prints one
-// table: `make bench`, or `go run ./hack/bench -tenants 5000 -only p1`.
+// Command bench measures provisioning, the idle controller, admission,
+// the dashboard's index and lint beside their baselines on a local control
+// plane, and prints one table: `make bench`, or `go run ./hack/bench -tenants 5000 -only p1`.
 package main
 
 import (
@@ -17,19 +17,25 @@ import (
 	"strings"
 	"syscall"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
 	"github.com/landlord-dev/landlord/internal/localcluster"
 )
 
 func main() {
-	tenants := flag.Int("tenants", 1000, "tenants provisioned in p1 and held while p2 runs")
+	tenants := flag.Int("tenants", 1000, "tenants provisioned in p1 and held while p2 runs, and served by the dashboard in dash")
 	only := flag.String("only", "", "comma-separated parts to run, of "+strings.Join(order, ", ")+"; every part when empty")
 	bin := flag.String("bin", "bin", "directory of the control-plane, Flux, landlord and kubectl binaries")
 	concurrency := flag.Int("concurrency", 0, "landlord-controller's --concurrency; its default when 0")
 	memLimit := flag.String("memlimit", "", "GOMEMLIMIT of landlord-controller, as a Deployment sets it from its memory limit (such as 128MiB); none when empty")
+	shots := flag.String("screenshots", "", "directory to write the dash part's screenshots of the index into, taken in headless Chromium; none when empty")
 	profiles := flag.String("profile", "", "directory to write profiles into: landlord-controller's CPU under p1 and p2 load and heap after p1, the API server's CPU under p2")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetOutput(os.Stderr)
+	// The dash part's informer cache logs through controller-runtime.
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -37,12 +43,12 @@ func main() {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	if err := run(ctx, *tenants, names, *bin, *profiles, *concurrency, *memLimit); err != nil {
+	if err := run(ctx, *tenants, names, *bin, *profiles, *shots, *concurrency, *memLimit); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, tenants int, only []string, bin, profiles string, concurrency int, memLimit string) (retErr error) {
+func run(ctx context.Context, tenants int, only []string, bin, profiles, shots string, concurrency int, memLimit string) (retErr error) {
 	for _, name := range only {
 		if _, ok := parts[name]; !ok {
 			return fmt.Errorf("-only %s: no such part; parts: %s", name, strings.Join(order, ", "))
@@ -52,7 +58,7 @@ func run(ctx context.Context, tenants int, only []string, bin, profiles string, 
 	if err != nil {
 		return err
 	}
-	e := &env{tenants: tenants, bin: bin, profileDir: profiles, concurrency: concurrency, memLimit: memLimit}
+	e := &env{tenants: tenants, bin: bin, profileDir: profiles, screenshots: shots, concurrency: concurrency, memLimit: memLimit}
 	defer func() { retErr = errors.Join(retErr, e.close()) }()
 	var rows []row
 	for _, name := range order {
@@ -80,6 +86,8 @@ type env struct {
 	memLimit string
 	// profileDir receives profiles; "" takes none.
 	profileDir string
+	// screenshots receives the dash part's screenshots; "" takes none.
+	screenshots string
 
 	plane     *localcluster.Env
 	planeFlux bool

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,9 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // Viewer is the person a page is rendered for, as the authorizer knows them.
@@ -21,6 +25,10 @@ type Viewer interface {
 	Name() string
 	// May tells whether the viewer may do what attrs say.
 	May(ctx context.Context, attrs authorizationv1.ResourceAttributes) (bool, error)
+	// Owned are the candidates among Tenants for a viewer who may not
+	// list them all: those it owns, which the page confirms one by one
+	// with May. tenants reads every Tenant with the dashboard's identity.
+	Owned(ctx context.Context, tenants client.Reader) ([]v1alpha1.Tenant, error)
 }
 
 // Authenticator turns the credential a request carries into its viewer.
@@ -79,6 +87,20 @@ type subject struct {
 
 func (s *subject) Name() string { return s.user.Username }
 
+// Owned are the Tenants whose spec.owners name the user, its service
+// account or one of its groups: RBAC's owner view grants those alone.
+// Read from the controller's cache, they cost no API request.
+func (s *subject) Owned(ctx context.Context, tenants client.Reader) ([]v1alpha1.Tenant, error) {
+	list := &v1alpha1.TenantList{}
+	if err := tenants.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing tenants: %w", err)
+	}
+	keys := tenancy.SubjectKeys(s.user)
+	return slices.DeleteFunc(list.Items, func(t v1alpha1.Tenant) bool {
+		return !slices.ContainsFunc(tenancy.OwnerKeys(&t), func(k string) bool { return slices.Contains(keys, k) })
+	}), nil
+}
+
 func (s *subject) May(ctx context.Context, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%s\x00%+v", s.user.Username, s.user.UID, strings.Join(s.user.Groups, ","), attrs)
 	return s.reviewer.answers.get(key, func() (bool, error) {
@@ -121,6 +143,12 @@ func (l *Local) Authenticate(_ context.Context, key string) (Viewer, error) {
 type self Local
 
 func (s *self) Name() string { return "your kubeconfig" }
+
+// Owned are the Tenants the kubeconfig's own rules grant get on by name,
+// from one SelfSubjectRulesReview: its identity may not list them.
+func (s *self) Owned(ctx context.Context, _ client.Reader) ([]v1alpha1.Tenant, error) {
+	return OwnTenants(ctx, s.Client)
+}
 
 func (s *self) May(ctx context.Context, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	return s.answers.get(fmt.Sprintf("%+v", attrs), func() (bool, error) {

@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -274,8 +275,8 @@ const barsJS = `[...document.querySelectorAll('[data-namespace="alpha-apps"] [da
 	max: r.querySelector('meter').getAttribute('max'), text: r.querySelector('.amount').textContent.trim()}))`
 
 // TestDashboardInChromium drives landlord-controller's dashboard in a real
-// headless Chromium: the platform admin sees every tenant with its state;
-// tenant alpha's owner sees alpha alone, in the page and in every response
+// headless Chromium: the platform admin sees every tenant with its state,
+// searches, filters and sorts them; tenant alpha's owner sees alpha alone, in the page and in every response
 // it loads, its denial appearing live and its quota bars as the
 // ResourceQuota reports.
 func TestDashboardInChromium(t *testing.T) {
@@ -313,7 +314,7 @@ func TestDashboardInChromium(t *testing.T) {
 	// has none, so it is.
 	quota := &v1alpha1.Quota{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("10"), "count/configmaps": resource.MustParse("8"), corev1.ResourceRequestsCPU: resource.MustParse("2")}}
 	for _, t0 := range []*v1alpha1.Tenant{
-		{ObjectMeta: metav1.ObjectMeta{Name: "alpha"}, Spec: v1alpha1.TenantSpec{
+		{ObjectMeta: metav1.ObjectMeta{Name: "alpha", Labels: map[string]string{"team": "payments"}}, Spec: v1alpha1.TenantSpec{
 			Namespaces: []v1alpha1.TenantNamespace{{Name: "alpha-apps"}},
 			Owners:     []v1alpha1.Owner{{Kind: rbacv1.ServiceAccountKind, Namespace: logins, Name: "alpha-lead"}},
 			Sources:    []v1alpha1.Source{{Name: "alpha", Git: &v1alpha1.GitSource{URL: "https://git.example.com/alpha", Ref: &v1alpha1.GitRef{Branch: "main"}}, Path: "./staging"}},
@@ -368,6 +369,39 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	adminView.screenshot(t, "tenants-admin.png")
 
+	// Search, filter and sort, as a person would, through the form and the
+	// column headers; each answer is the page the URL asks for.
+	notReady, isReady := "alpha", "bravo"
+	if states["alpha"] == "True" {
+		notReady, isReady = isReady, notReady
+	}
+	param := map[string]string{"True": "ready", "False": "notready", "Unknown": "unknown"}
+	adminView.run(t, chromedp.SendKeys(chromedp.ID("q"), "LPH"), chromedp.Submit(chromedp.ID("q")))
+	adminView.waitNames(t, map[string]string{"q": "LPH"}, "alpha")
+	adminView.form(t, map[string]string{"q": "", "status": param[states[isReady]]}, "apply")
+	adminView.waitNames(t, map[string]string{"q": "", "status": param[states[isReady]]}, isReady)
+	if sum, err := chromedp.Run(adminView.ctx, chromedp.Evaluate[map[string]string](`({...document.getElementById('summary').dataset})`)); err != nil ||
+		sum["tenants"] != "2" || sum["ready"] != "1" || sum["notready"] != "1" {
+		t.Errorf("the filtered page's summary: %v, %v; want both tenants counted, one ready", sum, err)
+	}
+	adminView.form(t, map[string]string{"status": ""}, "apply")
+	adminView.waitNames(t, map[string]string{"status": ""}, "alpha", "bravo")
+	adminView.form(t, nil, "sort-ready")
+	adminView.waitNames(t, map[string]string{"sort": "ready", "order": ""}, notReady, isReady)
+	adminView.form(t, nil, "sort-ready")
+	adminView.waitNames(t, map[string]string{"sort": "ready", "order": "desc"}, isReady, notReady)
+	adminView.form(t, nil, "sort-name")
+	adminView.waitNames(t, map[string]string{"sort": "", "order": ""}, "alpha", "bravo")
+	adminView.form(t, nil, "sort-name")
+	adminView.waitNames(t, map[string]string{"sort": "", "order": "desc"}, "bravo", "alpha")
+	// The sort stays when a filter is applied.
+	adminView.form(t, map[string]string{"label": "team=payments"}, "apply")
+	adminView.waitNames(t, map[string]string{"label": "team=payments", "order": "desc"}, "alpha")
+	adminView.screenshot(t, "tenants-filtered-admin.png")
+	if status, body := get(t, adminToken, "/?status=broken"); status != http.StatusBadRequest || !strings.Contains(body, "parameter status=") {
+		t.Errorf("a status the page does not know: %d\n%.400s", status, body)
+	}
+
 	// alpha's owner writes within its quota, then something the guard refuses.
 	owner := ownerClient(t, alphaToken)
 	for i := range 3 {
@@ -404,6 +438,8 @@ func TestDashboardInChromium(t *testing.T) {
 	if _, err := chromedp.Run(poll, chromedp.Poll[bool](`document.querySelector('tr[data-tenant="alpha"] .denials').textContent.trim() === "1"`)); err != nil {
 		t.Errorf("the admin's tenants page never counted alpha's denial: %v", err)
 	}
+	adminView.run(t, chromedp.Navigate(dashboardURL+"/?denials=1"))
+	adminView.waitNames(t, map[string]string{"denials": "1"}, "alpha")
 	if note, err := chromedp.Run(ownerView.ctx, chromedp.TextContent(chromedp.ID("audit"))); err != nil || !strings.Contains(note, "shown to those who may list every tenant") {
 		t.Errorf("alpha's owner's audit section: %q, %v; want it kept for platform admins", note, err)
 	}
@@ -452,6 +488,14 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	t.Logf("alpha's owner loaded %d responses (%d polls)", len(got), polls)
 
+	// The owner's summary counts alpha alone, and a filter alpha does not
+	// pass leaves nothing: bravo is not among what is filtered.
+	ownerView.run(t, chromedp.Navigate(dashboardURL+"/?status="+param[states[isReady]]), chromedp.WaitVisible(chromedp.CSS(`#summary[data-tenants="1"]`)))
+	ownerView.waitNames(t, map[string]string{"status": param[states[isReady]]})
+	if _, body := get(t, alphaToken, "/?status="+param[states[isReady]]); !strings.Contains(body, "No tenant matches") || strings.Contains(body, "bravo") {
+		t.Errorf("alpha's owner filtering for bravo's state:\n%.600s", body)
+	}
+
 	// bravo's page answers alpha's owner as a tenant that does not exist.
 	for _, name := range []string{"bravo", "charlie"} {
 		status, body := get(t, alphaToken, "/tenants/"+name)
@@ -470,6 +514,46 @@ func TestDashboardInChromium(t *testing.T) {
 	// The admin's page of alpha, for the README.
 	adminView.run(t, chromedp.Navigate(dashboardURL+"/tenants/alpha"), chromedp.WaitVisible(chromedp.CSS(`#denials tr[data-rule="LL012"]`)), chromedp.WaitVisible(chromedp.ID("audit-summary")))
 	adminView.screenshot(t, "tenant-admin.png")
+}
+
+// form sets the inputs of the page's form by id and clicks the element
+// named click, in the page itself: chromedp's nodes of the page a form
+// left can be stale.
+func (b *browser) form(t *testing.T, values map[string]string, click string) {
+	t.Helper()
+	js := ""
+	for id, v := range values {
+		js += fmt.Sprintf("document.getElementById(%q).value = %q; ", id, v)
+	}
+	js += fmt.Sprintf("document.getElementById(%q).click(); true", click)
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](js)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitNames waits until the URL's parameters hold params ("" for absent)
+// and the tenants table lists want, in order.
+func (b *browser) waitNames(t *testing.T, params map[string]string, want ...string) {
+	t.Helper()
+	names, err := json.Marshal(append([]string{}, want...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expr := "(() => { const p = new URLSearchParams(location.search); return document.readyState === 'complete'"
+	for k, v := range params {
+		expr += fmt.Sprintf(" && (p.get(%q) || '') === %q", k, v)
+	}
+	expr += fmt.Sprintf(" && JSON.stringify([...document.querySelectorAll('#tenants tbody tr')].map(r => r.dataset.tenant)) === %q })()", names)
+	// Evaluated again and again, not polled in the page: a navigation ends
+	// a poll.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var ok bool
+		if ok, err = chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr)); ok && err == nil {
+			return
+		}
+	}
+	loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+	t.Fatalf("want %v at %v; %s shows %+v (%v)", want, params, loc, b.rows(t), err)
 }
 
 // ownerClient authenticates with token, as the owner's kubectl would.

@@ -34,6 +34,11 @@ type Options struct {
 	// Client reads the cluster: the controller's own identity, or the
 	// kubeconfig's.
 	Client client.Client
+	// Tenants is where the tenants page lists Tenants, all of them for a
+	// viewer who may list them, and to find those an owner owns: the
+	// controller's informer cache, so that no page lists every Tenant from
+	// the API server. Client when nil.
+	Tenants client.Reader
 	// Auth tells who is asking.
 	Auth Authenticator
 	// Refresh is how often pages poll; five seconds when zero.
@@ -58,6 +63,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Refresh == 0 {
 		opts.Refresh = 5 * time.Second
 	}
+	if opts.Tenants == nil {
+		opts.Tenants = opts.Client
+	}
 	s := &Server{opts: opts, pages: map[string]*template.Template{}}
 	for _, page := range []string{"tenants", "tenant", "login"} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
@@ -72,6 +80,8 @@ func New(opts Options) (*Server, error) {
 var funcs = template.FuncMap{
 	"join":  strings.Join,
 	"stamp": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	// blankQuery fills the tenants page's form when its parameters were refused.
+	"blankQuery": func() query { q, _ := parseQuery(nil); return q },
 }
 
 // Handler routes the pages, their parts and the static files.
@@ -143,7 +153,10 @@ func (s *Server) authenticated(p page) http.HandlerFunc {
 		title, data, err := p(w, r, viewer)
 		status := http.StatusOK
 		v := view{Title: title, Viewer: viewer.Name(), Refresh: s.opts.Refresh.Milliseconds(), Updated: time.Now(), Data: data}
+		var bad *paramError
 		switch {
+		case errors.As(err, &bad):
+			status, v.Data, v.Error = http.StatusBadRequest, nil, err.Error()
 		case errors.Is(err, errNotFound):
 			status, v.Data, v.Error = http.StatusNotFound, nil, err.Error()
 		case err != nil:
@@ -166,10 +179,19 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, patt
 	}
 }
 
+// tenants is the index: its parameters are checked before anything is
+// read, and the summary counts every tenant the viewer may see.
 func (s *Server) tenants(_ http.ResponseWriter, r *http.Request, v Viewer) (string, any, error) {
-	rd := &reader{c: s.opts.Client, viewer: v, now: time.Now()}
+	q, err := parseQuery(r.URL.Query())
+	if err != nil {
+		return "Tenants", nil, err
+	}
+	rd := &reader{c: s.opts.Client, list: s.opts.Tenants, viewer: v, now: time.Now()}
 	rows, err := rd.rows(r.Context())
-	return "Tenants", rows, err
+	if err != nil {
+		return "Tenants", nil, err
+	}
+	return "Tenants", newIndex(rows, q), nil
 }
 
 func (s *Server) tenant(_ http.ResponseWriter, r *http.Request, v Viewer) (string, any, error) {

@@ -11,6 +11,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,11 +35,21 @@ type tenantRow struct {
 	Namespaces []string
 	Sources    []sourceCell
 	Age        string
+	Created    time.Time
 	Deleting   bool
+	Owners     []owner
+	Labels     map[string]string
 	// Denials counts the guard's refusals of the tenant's writes in the
 	// last denialWindow; -1 when the viewer may not read them.
 	Denials int
 }
+
+// owner is one of spec.owners, as the index shows and filters it.
+type owner struct {
+	Kind, Name string
+}
+
+func (o owner) String() string { return o.Kind + " " + o.Name }
 
 type sourceCell struct {
 	Name  string
@@ -131,28 +142,38 @@ type denial struct {
 
 // reader reads on the viewer's behalf and shows only what it may get.
 type reader struct {
-	c      client.Client
+	c client.Client
+	// list is where the index lists Tenants: c, or a cache.
+	list   client.Reader
 	viewer Viewer
 	now    time.Time
 }
 
-// tenants are the Tenants the viewer may get, by name.
+// tenants are the Tenants the viewer may get: every one for a viewer who
+// may list them, read from r.list; else those the viewer owns, each one
+// confirmed by asking whether the viewer may get it, so that what the
+// index shows never exceeds what RBAC grants. The questions are as many as
+// the tenants the viewer owns, not as the cluster holds, and are kept for
+// decisionTTL.
 func (r *reader) tenants(ctx context.Context) ([]v1alpha1.Tenant, error) {
-	list := &v1alpha1.TenantList{}
-	err := r.c.List(ctx, list)
-	if apierrors.IsForbidden(err) {
-		// A kubeconfig of a tenant's owner may get its Tenant, not list them.
-		list.Items, err = OwnTenants(ctx, r.c)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing tenants: %w", err)
-	}
 	all, err := may(ctx, r.viewer, "list", v1alpha1.GroupVersion.Group, "tenants", "", "")
-	if err != nil || all {
-		return list.Items, err
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		list := &v1alpha1.TenantList{}
+		// The rows only read them: no copy of a cache's objects.
+		if err := r.list.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, fmt.Errorf("listing tenants: %w", err)
+		}
+		return list.Items, nil
+	}
+	owned, err := r.viewer.Owned(ctx, r.list)
+	if err != nil {
+		return nil, err
 	}
 	var seen []v1alpha1.Tenant
-	for _, t := range list.Items {
+	for _, t := range owned {
 		ok, err := may(ctx, r.viewer, "get", v1alpha1.GroupVersion.Group, "tenants", "", t.Name)
 		if err != nil {
 			return nil, err
@@ -207,7 +228,15 @@ func (r *reader) rows(ctx context.Context) ([]tenantRow, error) {
 
 func (r *reader) row(t *v1alpha1.Tenant) tenantRow {
 	row := tenantRow{Name: t.Name, Ready: "Unknown", Message: "not reconciled yet by the Landlord controller",
-		Age: duration.HumanDuration(r.now.Sub(t.CreationTimestamp.Time)), Deleting: !t.DeletionTimestamp.IsZero()}
+		Age: duration.HumanDuration(r.now.Sub(t.CreationTimestamp.Time)), Created: t.CreationTimestamp.Time,
+		Deleting: !t.DeletionTimestamp.IsZero(), Labels: t.Labels}
+	for _, o := range t.Spec.Owners {
+		name := o.Name
+		if o.Kind == rbacv1.ServiceAccountKind {
+			name = o.Namespace + "/" + o.Name
+		}
+		row.Owners = append(row.Owners, owner{Kind: o.Kind, Name: name})
+	}
 	if c := apimeta.FindStatusCondition(t.Status.Conditions, v1alpha1.ReadyCondition); c != nil {
 		row.Ready, row.Reason, row.Message = string(c.Status), c.Reason, c.Message
 	}

@@ -12,10 +12,11 @@ import (
 	"github.com/landlord-dev/landlord/internal/dashboard"
 )
 
-// addDashboard serves the dashboard on addr on every replica. It reads
-// live rather than from the cache, which holds only Landlord's own objects
-// and no Events; viewers are authenticated by TokenReview and shown what
-// SubjectAccessReview says they may get.
+// addDashboard serves the dashboard on addr on every replica. Its index
+// lists Tenants from the manager's cache; everything else it reads live,
+// as the cache holds only Landlord's own objects and no Events. Viewers are
+// authenticated by TokenReview and shown what SubjectAccessReview says
+// they may get.
 func addDashboard(mgr ctrl.Manager, addr string) error {
 	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
@@ -23,8 +24,9 @@ func addDashboard(mgr ctrl.Manager, addr string) error {
 	}
 	auditor := &audit.Auditor{Client: c, Config: mgr.GetConfig()}
 	srv, err := dashboard.New(dashboard.Options{
-		Client: c,
-		Auth:   &dashboard.TokenReviewer{Client: c},
+		Client:  c,
+		Tenants: mgr.GetCache(),
+		Auth:    &dashboard.TokenReviewer{Client: c},
 		// The controller may not impersonate, so no escape attempts.
 		Audit: func(ctx context.Context, tenant string) ([]audit.Check, error) {
 			return auditor.Tenant(ctx, tenant, false)

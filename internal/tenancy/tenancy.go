@@ -50,6 +50,21 @@ func OwnerKeys(t *v1alpha1.Tenant) []string {
 	return keys
 }
 
+// SubjectKeys are the owner keys that name user, as OwnerKey spells them:
+// its service account, its user name and each of its groups, the subjects
+// RBAC would match it by.
+func SubjectKeys(user authenticationv1.UserInfo) []string {
+	var keys []string
+	if ns, name, ok := SplitServiceAccount(user.Username); ok {
+		keys = append(keys, OwnerKey(rbacv1.ServiceAccountKind, ns, name))
+	}
+	keys = append(keys, OwnerKey(rbacv1.UserKind, "", user.Username))
+	for _, g := range user.Groups {
+		keys = append(keys, OwnerKey(rbacv1.GroupKind, "", g))
+	}
+	return keys
+}
+
 // LabelledFor is the tenant an object's label names, for an index of a
 // cache by tenant.
 func LabelledFor(obj client.Object) []string {
@@ -156,11 +171,9 @@ func (r Resolver) ForUser(user authenticationv1.UserInfo) []*v1alpha1.Tenant {
 		if t := r.ForNamespace(ns); t != nil && t.ReconcilerName() == name {
 			found = append(found, t)
 		}
-		found = append(found, r.Store.Owning(OwnerKey(rbacv1.ServiceAccountKind, ns, name))...)
 	}
-	found = append(found, r.Store.Owning(OwnerKey(rbacv1.UserKind, "", user.Username))...)
-	for _, g := range user.Groups {
-		found = append(found, r.Store.Owning(OwnerKey(rbacv1.GroupKind, "", g))...)
+	for _, key := range SubjectKeys(user) {
+		found = append(found, r.Store.Owning(key)...)
 	}
 	found = sorted(found)
 	return slices.CompactFunc(found, func(a, b *v1alpha1.Tenant) bool { return a.Name == b.Name })
