@@ -43,8 +43,8 @@ func TestCompareDestructive(t *testing.T) {
 		},
 		"added": {head: []*v1alpha1.Tenant{tenant("dev", nil)}, changed: true},
 		"removed, retained": {
-			base:    []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })},
-			want:    []string{"tenant dev is removed (deletionPolicy Retain)", "namespace dev-a is released with its data: dev's bindings and Flux objects there are removed",
+			base: []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })},
+			want: []string{"tenant dev is removed (deletionPolicy Retain)", "namespace dev-a is released with its data: dev's bindings and Flux objects there are removed",
 				"namespace dev-b is released with its data: dev's bindings and Flux objects there are removed"},
 			changed: true,
 		},
@@ -96,7 +96,9 @@ func TestCompareDestructive(t *testing.T) {
 		"namespace moved": {
 			base: []*v1alpha1.Tenant{tenant("dev", nil), tenant("ops", nil)},
 			head: []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Namespaces = t.Spec.Namespaces[:1] }),
-				tenant("ops", func(t *v1alpha1.Tenant) { t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: "dev-b"}) })},
+				tenant("ops", func(t *v1alpha1.Tenant) {
+					t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: "dev-b"})
+				})},
 			want:    []string{"namespace dev-b moves to tenant ops: its data stays, dev's bindings and Flux objects there are removed"},
 			changed: true,
 		},
@@ -123,7 +125,9 @@ func TestCompareDestructive(t *testing.T) {
 
 // TestCompareRenderError names the overlay and tenant that do not render.
 func TestCompareRenderError(t *testing.T) {
-	bad := tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: "Not_A_Name"}) })
+	bad := tenant("dev", func(t *v1alpha1.Tenant) {
+		t.Spec.Namespaces = append(t.Spec.Namespaces, v1alpha1.TenantNamespace{Name: "Not_A_Name"})
+	})
 	_, err := diff.Compare(diff.Input{Head: map[string][]*v1alpha1.Tenant{"tenants/prod": {bad}}})
 	if err == nil || !strings.Contains(err.Error(), "tenants/prod: tenant dev does not render") {
 		t.Errorf("err = %v, want one naming the overlay and tenant", err)
