@@ -437,6 +437,10 @@ func newObjectCounter(cfg *rest.Config) (*objectCounter, error) {
 	if err != nil && len(lists) == 0 {
 		return nil, fmt.Errorf("discovering the cluster's kinds: %w", err)
 	}
+	// Counting lists every kind, deprecated ones too: their warnings say
+	// nothing to the reader of a diff.
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rest.NoWarnings{}
 	mc, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
