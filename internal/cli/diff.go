@@ -83,7 +83,12 @@ does not build, an unreachable cluster).`,
 		Example: `  landlord diff . --base origin/main
   landlord diff ./fleet --base HEAD~1 --tenant-repo dev-team=../dev-team -o markdown
   landlord diff ./fleet --live --overlay tenants/production --kubeconfig prod.kubeconfig`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
+				return &exitError{code: diffFailed, err: err}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = "."
 			if len(args) == 1 {
@@ -92,6 +97,8 @@ does not build, an unreachable cluster).`,
 			return run(cmd, kube, opts)
 		},
 	}
+	// A usage error must not exit 1, which says "changes".
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: diffFailed, err: err} })
 	f := cmd.Flags()
 	f.StringVar(&opts.base, "base", "", "the Git revision to compare with (default: the merge base of HEAD with origin's default branch)")
 	f.BoolVar(&opts.live, "live", false, "compare with the Tenants of the cluster instead of a Git revision")
@@ -255,15 +262,12 @@ func checkout(ctx context.Context, dir, ref string) (revision, func(), error) {
 	if err != nil || commit == "" {
 		return revision{}, noop, fmt.Errorf("--base %q: not a commit of the repository holding %s", ref, dir)
 	}
-	prefix, err := git("rev-parse", "--show-prefix")
-	if err != nil {
-		return revision{}, noop, err
-	}
 	tmp, err := os.MkdirTemp("", "landlord-diff-")
 	if err != nil {
 		return revision{}, noop, err
 	}
 	cleanup := func() { _ = os.RemoveAll(tmp) }
+	// Run in dir, git archives dir alone, its paths relative to it.
 	archive := exec.CommandContext(ctx, "git", "-C", dir, "archive", "--format=tar", commit, "--", ".")
 	var stderr bytes.Buffer
 	archive.Stderr = &stderr
@@ -276,7 +280,7 @@ func checkout(ctx context.Context, dir, ref string) (revision, func(), error) {
 		cleanup()
 		return revision{}, noop, fmt.Errorf("unpacking %s: %w", ref, err)
 	}
-	return revision{dir: filepath.Join(tmp, filepath.FromSlash(prefix)), ref: ref}, cleanup, nil
+	return revision{dir: tmp, ref: ref}, cleanup, nil
 }
 
 // untar writes the regular files and directories of a git archive below

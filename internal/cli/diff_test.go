@@ -174,6 +174,10 @@ func TestDiffErrors(t *testing.T) {
 			want: "does not build"},
 		"output": {args: func(dir string) []string { return []string{"diff", dir, "--base", "HEAD", "-o", "yaml"} },
 			want: `--output "yaml": want one of text, json, markdown`},
+		"unknown flag": {args: func(dir string) []string { return []string{"diff", dir, "--bsae", "HEAD"} },
+			want: "unknown flag: --bsae"},
+		"two directories": {args: func(dir string) []string { return []string{"diff", dir, dir} },
+			want: "accepts at most 1 arg(s), received 2"},
 		"base and live": {args: func(dir string) []string { return []string{"diff", dir, "--base", "HEAD", "--live"} },
 			want: "--base and --live"},
 	} {
@@ -187,5 +191,22 @@ func TestDiffErrors(t *testing.T) {
 				t.Errorf("exit code %d, stderr %q; want 3 and %q", code, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// TestDiffFleetInSubdirectory: the base revision is read from the
+// repository holding the fleet, the fleet below its root.
+func TestDiffFleetInSubdirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "fleet")
+	landlord(t, "init", "fleet", dir, "--clusters", "staging")
+	landlord(t, "tenant", "create", "ops", "--namespace", "ops", "--export", "--fleet", dir)
+	git(t, root, "init", "-q", "-b", "main")
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-q", "-m", "base")
+	landlord(t, "tenant", "create", "web", "--namespace", "web", "--export", "--fleet", dir)
+	code, out, errOut := execute("diff", dir, "--base", "HEAD")
+	if code != 1 || !strings.Contains(out, "tenant web added\n") || strings.Contains(out, "tenant ops") {
+		t.Errorf("exit code %d, want 1 and web added, ops unchanged:\n%s%s", code, out, errOut)
 	}
 }

@@ -143,7 +143,7 @@ func Compare(in Input) (*Report, error) {
 		r.Guard = append(r.Guard, Guard{Tenant: tenant, Verdicts: v})
 		if len(v.Before) == 0 && len(v.After) > 0 {
 			r.Destructive = append(r.Destructive, Item{Tenant: tenant,
-				Message: fmt.Sprintf("tenant repository of %s stops passing the guard: %d findings, Flux will fail to apply it", tenant, len(v.After))})
+				Message: fmt.Sprintf("tenant repository of %s stops passing the guard: %s, Flux will fail to apply it", tenant, verdict(v.After))})
 		}
 	}
 	return r, nil

@@ -106,8 +106,11 @@ func (o Object) label() string {
 }
 
 func verdict(findings []string) string {
-	if len(findings) == 0 {
+	switch len(findings) {
+	case 0:
 		return "passes"
+	case 1:
+		return "1 finding"
 	}
 	return fmt.Sprintf("%d findings", len(findings))
 }
