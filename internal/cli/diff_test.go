@@ -210,3 +210,19 @@ func TestDiffFleetInSubdirectory(t *testing.T) {
 		t.Errorf("exit code %d, want 1 and web added, ops unchanged:\n%s%s", code, out, errOut)
 	}
 }
+
+// TestDiffDefaultBase: without --base, a clone compares with the merge base
+// of HEAD and origin's default branch, so the commits of the branch count.
+func TestDiffDefaultBase(t *testing.T) {
+	origin := diffFleet(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, origin, "clone", "-q", origin, clone)
+	git(t, clone, "checkout", "-q", "-b", "change")
+	landlord(t, "tenant", "create", "web", "--namespace", "web", "--export", "--fleet", clone)
+	git(t, clone, "add", ".")
+	git(t, clone, "commit", "-q", "-m", "add web")
+	code, out, errOut := execute("diff", clone)
+	if code != 1 || !strings.Contains(out, "tenant web added\n") {
+		t.Errorf("exit code %d, want 1 and web added:\n%s%s", code, out, errOut)
+	}
+}
