@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/diff"
 	"github.com/landlord-dev/landlord/internal/lint"
 	"github.com/landlord-dev/landlord/internal/render"
@@ -219,13 +220,23 @@ func fleetTenants(ctx context.Context, dir, what string) (map[string][]*v1alpha1
 	}
 	out := map[string][]*v1alpha1.Tenant{}
 	kind := v1alpha1.GroupVersion.WithKind("Tenant")
+	// Defaulted as the apiserver stores them, so that a field left to its
+	// default is no change against the cluster.
+	schemas, err := apivalidation.NewSchemas()
+	if err != nil {
+		return nil, err
+	}
+	tenantSchema, err := schemas.Lookup(kind)
+	if err != nil {
+		return nil, err
+	}
 	for _, b := range builds {
 		for _, o := range b.Objects {
 			if o.GroupVersionKind() != kind {
 				continue
 			}
 			t := &v1alpha1.Tenant{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, t); err != nil {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tenantSchema.Default(o.Object), t); err != nil {
 				return nil, fmt.Errorf("%s: %s:%d: Tenant %s: %w", what, o.File, o.Line, o.GetName(), err)
 			}
 			out[b.Dir] = append(out[b.Dir], t)

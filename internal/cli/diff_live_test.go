@@ -32,27 +32,31 @@ func TestDiffLive(t *testing.T) {
 	}
 	// Each namespace holds kube-root-ca.crt and tenant-vars; b two more.
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		q := &corev1.ResourceQuota{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: "diff-live-b", Name: render.QuotaName}, q); err != nil {
-			return false, client.IgnoreNotFound(err)
+		for ns, want := range map[string]int64{"diff-live-a": 2, "diff-live-b": 4} {
+			q := &corev1.ResourceQuota{}
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: render.QuotaName}, q); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			if used := q.Status.Used["configmaps"]; used.Value() != want {
+				return false, nil
+			}
 		}
-		used := q.Status.Used["configmaps"]
-		return used.Value() == 4, nil
+		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("quota use of diff-live-b: %v", err)
+		t.Fatalf("quota use of the namespaces: %v", err)
 	}
 
 	dir := t.TempDir()
 	landlord(t, "init", "fleet", dir, "--clusters", "staging")
-	landlord(t, "tenant", "create", "diff-live", "--namespace", "diff-live-a", "--quota", "configmaps=2", "--export", "--fleet", dir)
+	landlord(t, "tenant", "create", "diff-live", "--namespace", "diff-live-a", "--quota", "configmaps=1", "--export", "--fleet", dir)
 	code, out, errOut := execute("--kubeconfig="+env.KubeconfigPath, "diff", dir, "--live")
 	if code != 2 {
 		t.Errorf("exit code %d, want 2; stderr:\n%s", code, errOut)
 	}
 	for _, want := range []string{
 		"tenants/staging: tenant diff-live: namespace diff-live-b (it holds ",
-		"tenants/staging: tenant diff-live: quota configmaps is lowered from 10 to 2, below current use 6",
+		"tenants/staging: tenant diff-live: quota configmaps is lowered from 10 to 1, below current use: diff-live-a uses 2",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff --live lacks %q:\n%s", want, out)

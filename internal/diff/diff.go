@@ -376,9 +376,9 @@ func namespaceGone(t *v1alpha1.Tenant, ns string, l Live, heir string) string {
 	}
 }
 
-// quotaLowered names each lowered quota key, and whether the tenant's
-// current use (summed over its namespaces, the quota being tenant-wide)
-// already exceeds the new limit.
+// quotaLowered names each lowered quota key and, given the cluster's use,
+// where the new limit is already exceeded: in each namespace the tenant
+// keeps, or summed over them for a tenant-wide quota.
 func quotaLowered(before, after *v1alpha1.Tenant, l Live) []string {
 	if before.Spec.Quota == nil || after.Spec.Quota == nil {
 		return nil
@@ -391,16 +391,23 @@ func quotaLowered(before, after *v1alpha1.Tenant, l Live) []string {
 			continue
 		}
 		msg := fmt.Sprintf("quota %s is lowered from %s to %s", key, was.String(), now.String())
-		if l.QuotaUsed != nil {
-			used := resource.Quantity{}
-			for _, u := range l.QuotaUsed {
-				if q, ok := u[key]; ok {
-					used.Add(q)
-				}
+		total := resource.Quantity{}
+		var over []string
+		for _, ns := range after.NamespaceNames() {
+			used, ok := l.QuotaUsed[ns][key]
+			if !ok {
+				continue
 			}
+			total.Add(used)
 			if used.Cmp(now) > 0 {
-				msg += fmt.Sprintf(", below current use %s", used.String())
+				over = append(over, fmt.Sprintf("%s uses %s", ns, used.String()))
 			}
+		}
+		switch {
+		case after.Spec.Quota.TenantWide() && total.Cmp(now) > 0:
+			msg += fmt.Sprintf(", below current use %s", total.String())
+		case !after.Spec.Quota.TenantWide() && len(over) > 0:
+			msg += ", below current use: " + strings.Join(over, ", ")
 		}
 		out = append(out, msg)
 	}

@@ -57,16 +57,26 @@ func TestCompareDestructive(t *testing.T) {
 		},
 		"quota lowered below use": {
 			base:    []*v1alpha1.Tenant{tenant("dev", nil)},
-			head:    []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Quota.Hard["pods"] = resource.MustParse("5") })},
+			head:    []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Quota.Hard["pods"] = resource.MustParse("3") })},
 			live:    map[string]diff.Live{"dev": {QuotaUsed: used}},
-			want:    []string{"quota pods is lowered from 10 to 5, below current use 7"},
+			want:    []string{"quota pods is lowered from 10 to 3, below current use: dev-a uses 4"},
 			changed: true,
 		},
 		"quota lowered above use": {
 			base:    []*v1alpha1.Tenant{tenant("dev", nil)},
-			head:    []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Quota.Hard["pods"] = resource.MustParse("8") })},
+			head:    []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Quota.Hard["pods"] = resource.MustParse("5") })},
 			live:    map[string]diff.Live{"dev": {QuotaUsed: used}},
-			want:    []string{"quota pods is lowered from 10 to 8"},
+			want:    []string{"quota pods is lowered from 10 to 5"},
+			changed: true,
+		},
+		"tenant-wide quota lowered below the sum of use": {
+			base: []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) { t.Spec.Quota.Scope = v1alpha1.QuotaScopeTenant })},
+			head: []*v1alpha1.Tenant{tenant("dev", func(t *v1alpha1.Tenant) {
+				t.Spec.Quota.Scope = v1alpha1.QuotaScopeTenant
+				t.Spec.Quota.Hard["pods"] = resource.MustParse("5")
+			})},
+			live:    map[string]diff.Live{"dev": {QuotaUsed: used}},
+			want:    []string{"quota pods is lowered from 10 to 5, below current use 7"},
 			changed: true,
 		},
 		"deletion policy": {
