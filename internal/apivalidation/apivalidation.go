@@ -100,6 +100,16 @@ func (k *Kind) Validate(ctx context.Context, obj map[string]any, namespace strin
 	return k.validate(ctx, runtime.DeepCopyJSON(obj), namespace)
 }
 
+// Default returns a copy of obj with the defaults of the kind's schema set,
+// as the apiserver stores a custom resource; a built-in kind's is unchanged.
+func (k *Kind) Default(obj map[string]any) map[string]any {
+	out := runtime.DeepCopyJSON(obj)
+	if !k.builtin {
+		structuraldefaulting.Default(out, k.structural)
+	}
+	return out
+}
+
 // validate is Validate on an object it may prune and default.
 func (k *Kind) validate(ctx context.Context, obj map[string]any, namespace string) Result {
 	if k.dropStatus {

@@ -3,10 +3,14 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/landlord-dev/landlord/charts"
+	"github.com/landlord-dev/landlord/internal/cli"
 	"github.com/landlord-dev/landlord/internal/fleet"
 )
 
@@ -103,6 +107,66 @@ func TestInitFleetFluxOperator(t *testing.T) {
 		out, err := run(append([]string{"init", "fleet", t.TempDir()}, strings.Fields(args)...)...)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: got %v\n%s\nwant %s", args, err, out, want)
+		}
+	}
+}
+
+// TestInitFleetWorkflow: the scaffolded workflow installs this release and
+// runs landlord lint and landlord diff with flags and arguments the commands
+// accept, its actions pinned by digest.
+func TestInitFleetWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	landlord(t, "init", "fleet", dir)
+	data, err := os.ReadFile(filepath.Join(dir, fleet.WorkflowFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workflow struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string `json:"uses"`
+				Run  string `json:"run"`
+			} `json:"steps"`
+		} `json:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &workflow); err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	chart, err := charts.Chart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w./-]+@[0-9a-f]{40}$`)
+	ran := map[string]bool{}
+	for _, job := range workflow.Jobs {
+		for _, step := range job.Steps {
+			if step.Uses != "" && !pinned.MatchString(step.Uses) {
+				t.Errorf("uses %s, want owner/action@<40-hex digest>", step.Uses)
+			}
+			if strings.Contains(step.Run, "go install") && !strings.HasSuffix(strings.TrimSpace(step.Run), "/cmd/landlord@v"+chart.Version) {
+				t.Errorf("installs %q, want landlord v%s", step.Run, chart.Version)
+			}
+			for _, line := range exampleLines(step.Run) {
+				args := exampleArgs(t, line)
+				found, rest, err := cli.NewRootCommand().Find(args)
+				if err != nil {
+					t.Errorf("%q: %v", line, err)
+					continue
+				}
+				if err := found.ParseFlags(rest); err != nil {
+					t.Errorf("%q: %v", line, err)
+					continue
+				}
+				if err := found.ValidateArgs(found.Flags().Args()); err != nil {
+					t.Errorf("%q: %v", line, err)
+				}
+				ran[found.CommandPath()] = true
+			}
+		}
+	}
+	for _, want := range []string{"landlord lint", "landlord diff"} {
+		if !ran[want] {
+			t.Errorf("the workflow does not run %s:\n%s", want, data)
 		}
 	}
 }

@@ -25,7 +25,15 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 	// here, after SetOut, since its scripts go to the output set when it is.
 	root.InitDefaultCompletionCmd(args...)
 	requireKnownSubcommands(root)
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	var exit *exitError
+	switch {
+	case errors.As(err, &exit) && exit.err == nil:
+		return exit.code
+	case errors.As(err, &exit):
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exit.code
+	case err != nil:
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
@@ -42,7 +50,7 @@ func NewRootCommand() *cobra.Command {
 	}
 	kube := newKubeFlags()
 	kube.AddFlags(root.PersistentFlags())
-	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube), newSecretCommand(kube), newInstallCommand(kube), newAuditCommand(kube), newLintCommand(runLint), newDashboardCommand(kube, runDashboard), newVersionCommand())
+	root.AddCommand(newDevCommand(), newInitCommand(), newTenantCommand(kube), newSecretCommand(kube), newInstallCommand(kube), newAuditCommand(kube), newLintCommand(runLint), newDiffCommand(kube, runDiff), newDashboardCommand(kube, runDashboard), newVersionCommand())
 	requireKnownSubcommands(root)
 	return root
 }

@@ -116,7 +116,11 @@ func InitFleetWith(dir string, opts FleetOptions) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []file{readme}
+	release, err := LandlordChart()
+	if err != nil {
+		return nil, err
+	}
+	files := []file{readme, workflowFile(release.Version)}
 	add := func(f file, err error) error {
 		files = append(files, f)
 		return err
@@ -399,6 +403,8 @@ Scaffolded by `+"`landlord init fleet`"+` for the clusters %s.
 - tenants/base/: one directory per tenant, added with
   `+"`landlord tenant create NAME --export --fleet .`"+`.
 - tenants/<cluster>/: the tenants of one cluster, with per-cluster patches.
+- .github/workflows/landlord.yaml: on each pull request, `+"`landlord lint`"+`, and
+  `+"`landlord diff`"+` posted as a comment; destructive changes fail the check.
 `, strings.Join(clusters, ", "), clusterDir, landlord, lockdown)
 }
 
