@@ -190,12 +190,14 @@ func compareFleet(ctx context.Context, kube kubeFlags, opts diffOptions) (*diff.
 		return nil, err
 	}
 	defer cleanup()
-	in.Base, err = fleetTenants(ctx, baseDir.dir, "the fleet at "+baseDir.ref)
-	if err != nil {
+	base := side{dir: baseDir.dir, what: "the fleet at " + baseDir.ref}
+	if base.tenants, err = fleetTenants(ctx, base.dir, base.what); err != nil {
 		return nil, err
 	}
+	in.Base = base.tenants
 	if len(repos) > 0 {
-		if in.Guard, err = guardVerdicts(ctx, baseDir.dir, opts.dir, repos); err != nil {
+		in.Guard, err = guardVerdicts(ctx, base, side{dir: opts.dir, what: "the fleet in " + opts.dir, tenants: head}, repos)
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -338,35 +340,62 @@ func writeFrom(r io.Reader, path string) error {
 	return f.Close()
 }
 
-// guardVerdicts lints each tenant repository against the base and the head
-// fleet and keeps, per tenant, the findings in its repository.
-func guardVerdicts(ctx context.Context, baseDir, headDir string, repos []lint.TenantRepo) (map[string]diff.Verdicts, error) {
-	judge := func(dir string) (map[string][]string, error) {
-		findings, err := lint.Lint(ctx, lint.Options{Dir: dir, TenantRepos: repos})
-		if err != nil {
-			return nil, err
+// guardVerdicts lints the repository of each tenant against the base and
+// the head fleet, those declaring the tenant, and keeps, per tenant, the
+// findings in its repository.
+func guardVerdicts(ctx context.Context, base, head side, repos []lint.TenantRepo) (map[string]diff.Verdicts, error) {
+	judge := func(s side) (map[string]diff.Verdict, error) {
+		out := map[string]diff.Verdict{}
+		var declared []lint.TenantRepo
+		for _, r := range repos {
+			if s.declares(r.Tenant) {
+				declared = append(declared, r)
+				out[r.Tenant] = diff.Verdict{Tenant: true}
+			}
 		}
-		out := map[string][]string{}
+		if len(declared) == 0 {
+			return out, nil
+		}
+		findings, err := lint.Lint(ctx, lint.Options{Dir: s.dir, TenantRepos: declared})
+		if err != nil {
+			return nil, fmt.Errorf("linting the tenant repositories against %s: %w", s.what, err)
+		}
 		for _, f := range findings {
-			if f.Repo != "" && f.Severity != lint.SeverityWarning {
-				out[f.Repo] = append(out[f.Repo], f.String())
+			if v, ok := out[f.Repo]; ok && f.Severity != lint.SeverityWarning {
+				v.Findings = append(v.Findings, f.String())
+				out[f.Repo] = v
 			}
 		}
 		return out, nil
 	}
-	before, err := judge(baseDir)
+	before, err := judge(base)
 	if err != nil {
-		return nil, fmt.Errorf("linting the tenant repositories against the base fleet: %w", err)
+		return nil, err
 	}
-	after, err := judge(headDir)
+	after, err := judge(head)
 	if err != nil {
-		return nil, fmt.Errorf("linting the tenant repositories against the fleet in %s: %w", headDir, err)
+		return nil, err
 	}
 	out := map[string]diff.Verdicts{}
 	for _, r := range repos {
 		out[r.Tenant] = diff.Verdicts{Before: before[r.Tenant], After: after[r.Tenant]}
 	}
 	return out, nil
+}
+
+// side is one fleet revision: where it is, what to call it, its Tenants.
+type side struct {
+	dir, what string
+	tenants   map[string][]*v1alpha1.Tenant
+}
+
+func (s side) declares(tenant string) bool {
+	for _, tenants := range s.tenants {
+		if slices.ContainsFunc(tenants, func(t *v1alpha1.Tenant) bool { return t.Name == tenant }) {
+			return true
+		}
+	}
+	return false
 }
 
 // liveOverlay is the directory of the fleet --live compares with the

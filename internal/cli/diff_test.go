@@ -133,7 +133,8 @@ func TestDiffMarkdownAndJSON(t *testing.T) {
 }
 
 // TestDiffTenantRepoStopsPassing: a namespace leaving the tenant makes its
-// repository, which deploys there, fail the guard.
+// repository, which deploys there, fail the guard; a new tenant's
+// repository is judged against the new fleet only.
 func TestDiffTenantRepoStopsPassing(t *testing.T) {
 	dir := diffFleet(t)
 	repo := t.TempDir()
@@ -149,7 +150,9 @@ func TestDiffTenantRepoStopsPassing(t *testing.T) {
 		}
 	}
 	edit(t, dir, devTeamFile, "  - name: dev-team-jobs\n", "")
-	code, out, errOut := execute("diff", dir, "--base", "HEAD", "--tenant-repo", "dev-team="+repo)
+	// A tenant the base lacks is judged against the new fleet alone.
+	landlord(t, "tenant", "create", "web", "--namespace", "web", "--git-url", "https://git.example.com/org/web", "--export", "--fleet", dir)
+	code, out, errOut := execute("diff", dir, "--base", "HEAD", "--tenant-repo", "dev-team="+repo, "--tenant-repo", "web="+repo)
 	if code != 2 {
 		t.Errorf("exit code %d, want 2; stderr:\n%s", code, errOut)
 	}

@@ -41,11 +41,26 @@ type Live struct {
 	QuotaUsed map[string]corev1.ResourceList
 }
 
-// Verdicts are the guard's findings on a tenant repository against the base
-// and the head fleet; none means it passes.
+// Verdicts are the guard's verdicts on a tenant repository against the base
+// and the head fleet.
 type Verdicts struct {
-	Before []string `json:"before"`
-	After  []string `json:"after"`
+	Before Verdict `json:"before"`
+	After  Verdict `json:"after"`
+}
+
+// Verdict is the guard's findings on a tenant repository against one fleet;
+// none means it passes.
+type Verdict struct {
+	// Tenant says whether that fleet declares the tenant: the repository is
+	// judged only if so.
+	Tenant   bool     `json:"tenant"`
+	Findings []string `json:"findings,omitempty"`
+}
+
+func (v Verdict) passes() bool { return v.Tenant && len(v.Findings) == 0 }
+
+func (v Verdict) equal(o Verdict) bool {
+	return v.Tenant == o.Tenant && slices.Equal(v.Findings, o.Findings)
 }
 
 // Report is the outcome of Compare.
@@ -105,7 +120,7 @@ type Guard struct {
 // Changed reports whether anything changes.
 func (r *Report) Changed() bool {
 	return len(r.Overlays) > 0 || len(r.Destructive) > 0 || slices.ContainsFunc(r.Guard, func(g Guard) bool {
-		return !slices.Equal(g.Before, g.After)
+		return !g.Before.equal(g.After)
 	})
 }
 
@@ -141,7 +156,7 @@ func Compare(in Input) (*Report, error) {
 	for _, tenant := range sortedKeys(in.Guard) {
 		v := in.Guard[tenant]
 		r.Guard = append(r.Guard, Guard{Tenant: tenant, Verdicts: v})
-		if len(v.Before) == 0 && len(v.After) > 0 {
+		if v.Before.passes() && v.After.Tenant && !v.After.passes() {
 			r.Destructive = append(r.Destructive, Item{Tenant: tenant,
 				Message: fmt.Sprintf("tenant repository of %s stops passing the guard: %s, Flux will fail to apply it", tenant, verdict(v.After))})
 		}

@@ -147,13 +147,17 @@ func TestCompareRenderError(t *testing.T) {
 // TestCompareGuard: a repository that stops passing is destructive; one
 // that starts passing is a change.
 func TestCompareGuard(t *testing.T) {
+	passes := diff.Verdict{Tenant: true}
+	fails := func(findings ...string) diff.Verdict { return diff.Verdict{Tenant: true, Findings: findings} }
 	for name, tc := range map[string]struct {
 		v           diff.Verdicts
 		destructive bool
 	}{
-		"stops passing":  {v: diff.Verdicts{After: []string{"x"}}, destructive: true},
-		"starts passing": {v: diff.Verdicts{Before: []string{"x"}}},
-		"still failing":  {v: diff.Verdicts{Before: []string{"x"}, After: []string{"x", "y"}}},
+		"stops passing":      {v: diff.Verdicts{Before: passes, After: fails("x")}, destructive: true},
+		"starts passing":     {v: diff.Verdicts{Before: fails("x"), After: passes}},
+		"still failing":      {v: diff.Verdicts{Before: fails("x"), After: fails("x", "y")}},
+		"new tenant failing": {v: diff.Verdicts{After: fails("x")}},
+		"tenant removed":     {v: diff.Verdicts{Before: passes}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, err := diff.Compare(diff.Input{Guard: map[string]diff.Verdicts{"dev": tc.v}})

@@ -33,7 +33,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	for _, g := range r.Guard {
 		fmt.Fprintf(&b, "guard on tenant repository %s: %s -> %s\n", g.Tenant, verdict(g.Before), verdict(g.After))
-		for _, f := range g.After {
+		for _, f := range g.After.Findings {
 			fmt.Fprintf(&b, "  %s\n", f)
 		}
 	}
@@ -105,14 +105,17 @@ func (o Object) label() string {
 	return o.Kind + " " + o.Namespace + "/" + o.Name
 }
 
-func verdict(findings []string) string {
-	switch len(findings) {
+func verdict(v Verdict) string {
+	if !v.Tenant {
+		return "no such tenant"
+	}
+	switch len(v.Findings) {
 	case 0:
 		return "passes"
 	case 1:
 		return "1 finding"
 	}
-	return fmt.Sprintf("%d findings", len(findings))
+	return fmt.Sprintf("%d findings", len(v.Findings))
 }
 
 func orNone(s string) string {
