@@ -282,29 +282,40 @@ func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 
 // crdSchemas are the served versions of a CRD, as the apiserver's custom
 // resource handler builds them.
+// CRDSchema is the schema of one version of crd as the API server reads
+// it: its internal form, and its structural form with the defaults the API
+// server prunes pruned.
+func CRDSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*apiextensions.JSONSchemaProps, *structuralschema.Structural, error) {
+	val, err := apihelpers.GetSchemaForVersion(crd, version)
+	if err != nil || val == nil {
+		return nil, nil, fmt.Errorf("CRD %s version %s: no schema: %v", crd.Name, version, err)
+	}
+	internal := &apiextensions.CustomResourceValidation{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
+		return nil, nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, version, err)
+	}
+	structural, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("CRD %s version %s: not a structural schema: %w", crd.Name, version, err)
+	}
+	structural = structural.DeepCopy()
+	if err := structuraldefaulting.PruneDefaults(structural); err != nil {
+		return nil, nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, version, err)
+	}
+	return internal.OpenAPIV3Schema, structural, nil
+}
+
 func crdSchemas(crd *apiextensionsv1.CustomResourceDefinition) ([]*Kind, error) {
 	var kinds []*Kind
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
-		val, err := apihelpers.GetSchemaForVersion(crd, v.Name)
-		if err != nil || val == nil {
-			return nil, fmt.Errorf("CRD %s version %s: no schema: %v", crd.Name, v.Name, err)
-		}
-		internal := &apiextensions.CustomResourceValidation{}
-		if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
-			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
-		}
-		structural, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+		internal, structural, err := CRDSchema(crd, v.Name)
 		if err != nil {
-			return nil, fmt.Errorf("CRD %s version %s: not a structural schema: %w", crd.Name, v.Name, err)
+			return nil, err
 		}
-		structural = structural.DeepCopy()
-		if err := structuraldefaulting.PruneDefaults(structural); err != nil {
-			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
-		}
-		validator, _, err := validation.NewSchemaValidator(internal.OpenAPIV3Schema)
+		validator, _, err := validation.NewSchemaValidator(internal)
 		if err != nil {
 			return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, v.Name, err)
 		}

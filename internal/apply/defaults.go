@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"sync"
 
-	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/landlord-dev/landlord/config"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/kinds"
 )
 
@@ -31,7 +29,7 @@ var crdDefaults = sync.OnceValues(func() (map[schema.GroupVersionKind]*structura
 			continue
 		}
 		for _, v := range crd.Spec.Versions {
-			s, err := structuralOf(crd, v.Name)
+			_, s, err := apivalidation.CRDSchema(crd, v.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -40,27 +38,6 @@ var crdDefaults = sync.OnceValues(func() (map[schema.GroupVersionKind]*structura
 	}
 	return out, nil
 })
-
-// structuralOf is the structural schema of one version of crd, its
-// defaults pruned as the API server prunes them.
-func structuralOf(crd *apiextensionsv1.CustomResourceDefinition, version string) (*structuralschema.Structural, error) {
-	val, err := apihelpers.GetSchemaForVersion(crd, version)
-	if err != nil || val == nil {
-		return nil, fmt.Errorf("CRD %s version %s: no schema: %v", crd.Name, version, err)
-	}
-	internal := &apiextensions.CustomResourceValidation{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
-		return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, version, err)
-	}
-	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
-	if err != nil {
-		return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, version, err)
-	}
-	if err := structuraldefaulting.PruneDefaults(s); err != nil {
-		return nil, fmt.Errorf("CRD %s version %s: %w", crd.Name, version, err)
-	}
-	return s, nil
-}
 
 // defaulted sets in u what the API server defaults in an object of its
 // kind, where u leaves it out.
