@@ -338,9 +338,12 @@ func (r *repo) buildOn(fsys filesys.FileSystem, dir, kfile string, content []byt
 // kustomization with them, it returns content's build split by
 // splitPatched, nil if that does not apply.
 func (r *repo) originsOf(fsys filesys.FileSystem, dir, kfile string, variant []byte, origins map[resid.ResId]*resource.Origin, content []byte) []*resource.Resource {
+	var plan *splitPlan
 	var unpatched []*resource.Resource
 	if content != nil {
-		unpatched, _ = r.unpatchedInParts(fsys, dir, kfile, content)
+		if plan = r.splitFiles(fsys, dir, content); plan != nil {
+			unpatched, _ = r.unpatchedInParts(fsys, dir, kfile, plan)
+		}
 	}
 	if unpatched == nil {
 		om, err := r.kustomize(fsys, dir, kfile, variant)
@@ -354,10 +357,10 @@ func (r *repo) originsOf(fsys filesys.FileSystem, dir, kfile string, variant []b
 			origins[res.CurId()] = origin
 		}
 	}
-	if content == nil {
+	if plan == nil {
 		return nil
 	}
-	built, _ := r.splitPatched(fsys, dir, kfile, content, unpatched)
+	built, _ := r.splitPatched(fsys, dir, kfile, plan, unpatched)
 	return built
 }
 

@@ -21,8 +21,8 @@ const splitLeaves = 64
 // splitBuilds turns splitPatched on; tests compare the findings without.
 var splitBuilds = true
 
-// splitPatched builds the kustomization content of dir, whose build
-// without its patches made unpatched, in parts: kustomize applies a fleet
+// splitPatched builds the kustomization of dir that plan splits, whose
+// build without its patches made unpatched, in parts: kustomize applies a fleet
 // overlay's thousand patches each to all thousand objects of the build, a
 // million matches. When the overlay only takes in files, through
 // kustomizations that only list resources, and each patch targets objects
@@ -32,16 +32,9 @@ var splitBuilds = true
 // their order. The objects come back in unpatched's order, which is the
 // build's: patches kept every object's id. ok is false when the split does
 // not apply or any part fails; the whole build then says what it says.
-func (r *repo) splitPatched(fsys filesys.FileSystem, dir, kfile string, content []byte, unpatched []*resource.Resource) (objects []*resource.Resource, ok bool) {
-	k, ok := splitKustomization(content)
-	if !ok {
-		return nil, false
-	}
+func (r *repo) splitPatched(fsys filesys.FileSystem, dir, kfile string, plan *splitPlan, unpatched []*resource.Resource) (objects []*resource.Resource, ok bool) {
+	k, leaves := plan.kustomization, plan.leaves
 	absDir := filepath.Join(r.root, filepath.FromSlash(dir))
-	leaves, ok := r.leaves(fsys, absDir, k["resources"], map[string]bool{})
-	if !ok || len(leaves) == 0 {
-		return nil, false
-	}
 	leafIndex := map[string]int{}
 	for i, leaf := range leaves {
 		leafIndex[leaf] = i
@@ -144,25 +137,37 @@ func (r *repo) splitPatched(fsys filesys.FileSystem, dir, kfile string, content 
 	return objects, true
 }
 
-// unpatchedInParts builds the kustomization content of dir without its
-// patches and with origin annotations, as originsOf needs it to split the
-// build with them, in parts of splitLeaves files when splitPatched may
-// split it: kustomize checks each object it takes in against every one
-// before it, half a million id comparisons for a thousand objects. The
-// parts keep the build's order; an id in two parts, which one build
-// refuses, makes splitPatched give up on the whole.
-func (r *repo) unpatchedInParts(fsys filesys.FileSystem, dir, kfile string, content []byte) ([]*resource.Resource, bool) {
+// splitPlan is what splitPatched and unpatchedInParts split a build by: the
+// kustomization, parsed, and the files it takes in, absolute.
+type splitPlan struct {
+	kustomization map[string]any
+	leaves        []string
+}
+
+// splitFiles reads the split of the kustomization content of dir; nil when
+// splitPatched may not split its build.
+func (r *repo) splitFiles(fsys filesys.FileSystem, dir string, content []byte) *splitPlan {
 	k, ok := splitKustomization(content)
 	if !ok {
-		return nil, false
+		return nil
 	}
 	leaves, ok := r.leaves(fsys, filepath.Join(r.root, filepath.FromSlash(dir)), k["resources"], map[string]bool{})
 	if !ok || len(leaves) == 0 {
-		return nil, false
+		return nil
 	}
+	return &splitPlan{kustomization: k, leaves: leaves}
+}
+
+// unpatchedInParts builds the kustomization of dir that plan splits
+// without its patches and with origin annotations, as originsOf needs it
+// to split the build with them, in parts of splitLeaves files: kustomize checks each object it takes in against every one
+// before it, half a million id comparisons for a thousand objects. The
+// parts keep the build's order; an id in two parts, which one build
+// refuses, makes splitPatched give up on the whole.
+func (r *repo) unpatchedInParts(fsys filesys.FileSystem, dir, kfile string, plan *splitPlan) ([]*resource.Resource, bool) {
 	var unpatched []*resource.Resource
-	for part := range slices.Chunk(leaves, splitLeaves) {
-		m, err := r.buildPart(fsys, dir, kfile, k, part, map[string]any{"buildMetadata": []string{types.OriginAnnotations}})
+	for part := range slices.Chunk(plan.leaves, splitLeaves) {
+		m, err := r.buildPart(fsys, dir, kfile, plan.kustomization, part, map[string]any{"buildMetadata": []string{types.OriginAnnotations}})
 		if err != nil {
 			return nil, false
 		}

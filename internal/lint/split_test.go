@@ -119,14 +119,20 @@ func TestSplitPatchedFindings(t *testing.T) {
 			}
 			// Built in parts, the unpatched objects and their origins are
 			// the whole build's, in its order.
-			if unpatched, ok := fleet.unpatchedInParts(fsys, "tenants/production", "tenants/production/kustomization.yaml", content); ok {
-				if !slices.EqualFunc(unpatched, m.Resources(), sameOrigin) {
-					t.Errorf("unpatched in parts: %d objects differ from the whole build's %d", len(unpatched), len(m.Resources()))
+			plan := fleet.splitFiles(fsys, "tenants/production", content)
+			split := false
+			if plan != nil {
+				if unpatched, ok := fleet.unpatchedInParts(fsys, "tenants/production", "tenants/production/kustomization.yaml", plan); ok {
+					if !slices.EqualFunc(unpatched, m.Resources(), sameOrigin) {
+						t.Errorf("unpatched in parts: %d objects differ from the whole build's %d", len(unpatched), len(m.Resources()))
+					}
+				} else if tc.split {
+					t.Error("unpatched build not split")
 				}
+				_, split = fleet.splitPatched(fsys, "tenants/production", "tenants/production/kustomization.yaml", plan, m.Resources())
 			} else if tc.split {
 				t.Error("unpatched build not split")
 			}
-			_, split := fleet.splitPatched(fsys, "tenants/production", "tenants/production/kustomization.yaml", content, m.Resources())
 			if split != tc.split {
 				t.Errorf("split: %v, want %v", split, tc.split)
 			}
