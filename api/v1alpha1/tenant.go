@@ -30,6 +30,17 @@ const (
 	// allows workload identity, "false" elsewhere: the API server's policy
 	// reads it.
 	WorkloadIdentityLabel = "landlord.dev/workload-identity"
+	// AllowedSourcesAnnotation holds, on a tenant namespace, the tenant's
+	// spec.allowedSources one a line, and SourceRegexpsAnnotation the
+	// regular expression of each valid one: the API server's policy
+	// matches URLs against the second and names the first in denials.
+	AllowedSourcesAnnotation = "landlord.dev/allowed-sources"
+	SourceRegexpsAnnotation  = "landlord.dev/allowed-sources-regexps"
+	// NotificationsAddressAnnotation is, on a tenant namespace, the
+	// address the platform gave the tenant's notifications, which a
+	// confined tenant's Provider may post to: the API server's policy
+	// reads it.
+	NotificationsAddressAnnotation = "landlord.dev/notifications-address"
 
 	// FieldManager is the one server-side apply manager of everything the
 	// controller writes: what its entries of an object's managed fields

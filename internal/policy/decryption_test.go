@@ -80,7 +80,7 @@ func TestControllerIdentity(t *testing.T) {
 		"platform namespace decryption with controller keys": {req: create(reconciler, "flux-system", decrypt(kustomizev1.Decryption{Provider: "sops"}))},
 	} {
 		t.Run(name, func(t *testing.T) {
-			errs := evaluate(tc.req, testTenants, func(*v1alpha1.Tenant) allowances { return tc.allow })
+			errs := evaluate(tc.req, testTenants.allowing(tc.allow), func(*v1alpha1.Tenant) allowances { return tc.allow })
 			if got := ruleIDs(errs); got != tc.want {
 				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
 			}

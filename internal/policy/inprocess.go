@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,7 +61,7 @@ func (r inProcessRule) expression() string {
 // request it judges, so that of a rule with a kind says nothing of other
 // kinds' objects, which it could only fail to read.
 func (r inProcessRule) message() string {
-	message := fmt.Sprintf("%q + %s", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail)
+	message := fmt.Sprintf("%q + (%s)", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail)
 	if r.kind.Empty() {
 		return message
 	}
@@ -77,7 +78,7 @@ func (r inProcessRule) judges() string {
 // readsContent reports whether an in-process rule reads the content of
 // objects of kind gk, which the offline evaluator then passes whole.
 func readsContent(gk schema.GroupKind) bool {
-	return slices.ContainsFunc(inProcessRules, func(r inProcessRule) bool { return r.kind == gk })
+	return slices.Contains(ruleKinds(slices.Concat(inProcessRules, sourceRules)), gk)
 }
 
 // The kinds whose content rules run here: LL023 on budgets, LL013, LL017
@@ -386,7 +387,15 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
 	result := compiled(req.Platform).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
-	return decisions(result, inProcessRules)
+	errs := decisions(result, inProcessRules)
+	if gk := gvk.GroupKind(); slices.Contains(ruleKinds(sourceRules), gk) && object != nil && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+		if holder != nil {
+			ns.Annotations = render.PolicyAnnotations(holder)
+		}
+		result := compiledPolicy(SourcesName, req.Platform, Sources).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
+		errs = append(decisions(result, sourceRules), errs...)
+	}
+	return errs
 }
 
 // metadataOf is obj reduced to its metadata, which is all the in-process

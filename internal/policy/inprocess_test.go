@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"slices"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -47,7 +49,7 @@ func TestContentRulesMatchTheRoutes(t *testing.T) {
 			t.Errorf("%s: a webhook rule reads its content: %v, yet kinds.Kind.InProcess is %v", k.GroupKind(), judged, k.InProcess)
 		}
 	}
-	for _, r := range inProcessRules {
+	for _, r := range slices.Concat(inProcessRules, sourceRules) {
 		if k, ok := kinds.Lookup(r.kind); !r.kind.Empty() && (!ok || !k.InProcess) {
 			t.Errorf("%s reads %s in the API server, which the registry still routes to the webhook", r.rule.ID, r.kind)
 		}
@@ -55,29 +57,35 @@ func TestContentRulesMatchTheRoutes(t *testing.T) {
 }
 
 // TestInProcessPolicyCompiles: every variable, validation and message of
-// the policy compiles in the API server's environment. A message that
+// each policy compiles in the API server's environment. A message that
 // failed to would surface offline as a refusal naming the rule, which
 // tables asking only for the rule would take for the rule's own.
 func TestInProcessPolicyCompiles(t *testing.T) {
-	vap, _ := InProcess(Platform{})
 	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	vars := cel.OptionalVariableDeclarations{HasAuthorizer: true}
-	for _, v := range vap.Spec.Variables {
-		if r := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
-			t.Errorf("variable %s: %v", v.Name, r.Error)
+	main, _ := InProcess(Platform{})
+	sources, _ := Sources(Platform{})
+	for _, p := range []struct {
+		vap   *admissionregistrationv1.ValidatingAdmissionPolicy
+		rules []inProcessRule
+	}{{main, inProcessRules}, {sources, sourceRules}} {
+		for _, v := range p.vap.Spec.Variables {
+			if r := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
+				t.Errorf("%s: variable %s: %v", p.vap.Name, v.Name, r.Error)
+			}
 		}
-	}
-	for i, v := range vap.Spec.Validations {
-		rule := inProcessRules[i].rule.ID
-		if r := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
-			t.Errorf("%s: validation: %v", rule, r.Error)
-		}
-		// The API server declares no authorizer for messages.
-		if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{}, environment.StoredExpressions); r.Error != nil {
-			t.Errorf("%s: message: %v", rule, r.Error)
+		for i, v := range p.vap.Spec.Validations {
+			rule := p.rules[i].rule.ID
+			if r := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
+				t.Errorf("%s: %s: validation: %v", p.vap.Name, rule, r.Error)
+			}
+			// The API server declares no authorizer for messages.
+			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{}, environment.StoredExpressions); r.Error != nil {
+				t.Errorf("%s: %s: message: %v", p.vap.Name, rule, r.Error)
+			}
 		}
 	}
 }

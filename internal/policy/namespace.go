@@ -56,7 +56,7 @@ func namespaceRules(req Request, who identity, tenants Tenants) field.ErrorList 
 		return deleteNamespace(ns, who, owner)
 	}
 	old, _ := req.OldObject.(*corev1.Namespace)
-	errs := labelChanges(old, ns)
+	errs := platformMetadataChanges(old, ns)
 	if old != nil && landlordFieldsChanged(old, ns) {
 		errs = append(errs, forbidden(ruleManaged, field.NewPath("metadata", "managedFields"),
 			"the entries of field manager "+v1alpha1.FieldManager+" are the controller's: it removes what they list that the Tenant does not set; allowed: writes that leave them as they are"))
@@ -168,6 +168,11 @@ func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant,
 			errs = append(errs, forbidden(ruleNamespaces, labels.Key(key), "the platform sets this label; allowed: unset"))
 		}
 	}
+	for _, key := range slices.Sorted(maps.Keys(ns.Annotations)) {
+		if protectedAnnotation(key) {
+			errs = append(errs, forbidden(ruleNamespaces, field.NewPath("metadata", "annotations").Key(key), "the platform sets this annotation; allowed: unset"))
+		}
+	}
 	errs = append(errs, namespaceMetadata(nil, ns, t)...)
 	if n := tenants.SelfServiceCount(t.Name); n >= int(ss.MaxNamespaces) {
 		errs = append(errs, forbidden(ruleNamespaces, name, "tenant "+t.Name+" has "+strconv.Itoa(n)+
@@ -196,32 +201,41 @@ func deleteNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant)
 		"namespace "+ns.Name+" of tenant "+owner.Name+" may be deleted only by the platform; allowed: the tenant's own self-service namespaces")}
 }
 
-// labelChanges denies adding, changing or removing a protected label.
-func labelChanges(old, ns *corev1.Namespace) field.ErrorList {
-	var before map[string]string
+// platformMetadataChanges denies adding, changing or removing a protected
+// label, or a Landlord annotation: the API server's policies read both.
+func platformMetadataChanges(old, ns *corev1.Namespace) field.ErrorList {
+	var before corev1.Namespace
 	if old != nil {
-		before = old.Labels
+		before = *old
 	}
-	keys := map[string]bool{}
-	for k := range before {
-		keys[k] = true
-	}
-	for k := range ns.Labels {
-		keys[k] = true
-	}
+	meta := field.NewPath("metadata")
+	errs := protectedChanges(meta.Child("labels"), "label", before.Labels, ns.Labels, protectedLabel)
+	return append(errs, protectedChanges(meta.Child("annotations"), "annotation", before.Annotations, ns.Annotations, protectedAnnotation)...)
+}
+
+// protectedChanges denies a change to the keys of before and after that
+// protected reports.
+func protectedChanges(p *field.Path, kind string, before, after map[string]string, protected func(string) bool) field.ErrorList {
+	keys := maps.Collect(maps.All(before))
+	maps.Copy(keys, after)
 	var errs field.ErrorList
 	for _, key := range slices.Sorted(maps.Keys(keys)) {
-		if !protectedLabel(key) {
+		if !protected(key) {
 			continue
 		}
 		was, had := before[key]
-		is, has := ns.Labels[key]
+		is, has := after[key]
 		if had != has || was != is {
-			errs = append(errs, forbidden(ruleNamespaces, field.NewPath("metadata", "labels").Key(key),
-				"the platform sets this label; allowed: "+allowedValue(was, had)))
+			errs = append(errs, forbidden(ruleNamespaces, p.Key(key), "the platform sets this "+kind+"; allowed: "+allowedValue(was, had)))
 		}
 	}
 	return errs
+}
+
+// protectedAnnotation reports whether a namespace annotation is
+// Landlord's: what the API server's policy allows there.
+func protectedAnnotation(key string) bool {
+	return strings.HasPrefix(key, v1alpha1.GroupVersion.Group+"/")
 }
 
 func allowedValue(v string, set bool) string {

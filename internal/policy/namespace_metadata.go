@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,7 +76,8 @@ func allowedMetadata(t *v1alpha1.Tenant) (labels, annotations []string) {
 }
 
 // keyChanges denies setting or removing a key no pattern of allowed
-// matches; protected labels are left to labelChanges.
+// matches; protected labels and annotations are left to
+// platformMetadataChanges.
 func keyChanges(p *field.Path, kind string, before, after map[string]string, allowed []string, setting string, t *v1alpha1.Tenant) field.ErrorList {
 	keys := maps.Collect(maps.All(before))
 	maps.Copy(keys, after)
@@ -83,7 +85,7 @@ func keyChanges(p *field.Path, kind string, before, after map[string]string, all
 	for _, key := range slices.Sorted(maps.Keys(keys)) {
 		was, had := before[key]
 		is, has := after[key]
-		if had == has && was == is || kind == "label" && protectedLabel(key) || matchesAny(allowed, key) {
+		if had == has && was == is || kind == "label" && protectedLabel(key) || kind == "annotation" && protectedAnnotation(key) || matchesAny(allowed, key) {
 			continue
 		}
 		verb := "set"
@@ -127,4 +129,26 @@ func finalizerNames(names []corev1.FinalizerName) []string {
 // removedAny reports whether after lacks an entry of before.
 func removedAny(before, after []string) bool {
 	return slices.ContainsFunc(before, func(f string) bool { return !slices.Contains(after, f) })
+}
+
+// glob matches s against pattern, in which only '*' is special and matches
+// any run of characters, as in allowedLabels and allowedAnnotations.
+func glob(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, part := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }

@@ -183,9 +183,6 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 // for a kind none of them judges, which kinds.Kind.InProcess keeps out of
 // the webhook's routes (TestContentRulesMatchTheRoutes).
 func content(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
-	if errs, ok := fluxContent(obj, s); ok {
-		return errs, true
-	}
 	if errs, ok := workloadContent(obj, s); ok {
 		return errs, true
 	}

@@ -341,7 +341,7 @@ var testCases = map[string]testCase{
 func TestEvaluate(t *testing.T) {
 	for name, tc := range testCases {
 		t.Run(name, func(t *testing.T) {
-			errs := evaluate(tc.req, testTenants, func(*v1alpha1.Tenant) allowances { return tc.allow })
+			errs := evaluate(tc.req, testTenants.allowing(tc.allow), func(*v1alpha1.Tenant) allowances { return tc.allow })
 			if got := ruleIDs(errs); got != tc.want {
 				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
 			}
@@ -415,44 +415,6 @@ func TestRuleID(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := RuleID(tc.err); got != tc.want {
 				t.Fatalf("RuleID = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestMatchURL(t *testing.T) {
-	for name, tc := range map[string]struct {
-		pattern, url string
-		want         bool
-	}{
-		"exact":                  {"https://h.example.com/org/app", "https://h.example.com/org/app", true},
-		"trailing slash":         {"https://h.example.com/org/app", "https://h.example.com/org/app/", true},
-		"below":                  {"https://h.example.com/org/*", "https://h.example.com/org/a/b/c", true},
-		"not the prefix itself":  {"https://h.example.com/org/*", "https://h.example.com/org", false},
-		"sibling prefix":         {"https://h.example.com/org/*", "https://h.example.com/organisation/app", false},
-		"in segment":             {"https://h.example.com/team-*/config", "https://h.example.com/team-a/config", true},
-		"not across segments":    {"https://h.example.com/team-*/config", "https://h.example.com/team-a/x/config", false},
-		"host wildcard":          {"https://*.example.com/org/*", "https://git.example.com/org/a", true},
-		"host wildcard query":    {"https://*.example.com/org/*", "https://evil.io?.example.com/org/a", false},
-		"host wildcard fragment": {"https://*.example.com/org/*", "https://evil.io#.example.com/org/a", false},
-		"host case":              {"https://H.example.com/org/*", "https://h.EXAMPLE.com/org/a", true},
-		"scheme":                 {"https://h.example.com/org/*", "http://h.example.com/org/a", false},
-		"port":                   {"https://h.example.com/org/*", "https://h.example.com:8443/org/a", false},
-		"user":                   {"ssh://git@h.example.com/org/*", "ssh://git@h.example.com/org/a", true},
-		"other user":             {"ssh://git@h.example.com/org/*", "ssh://root@h.example.com/org/a", false},
-		"user info spoof":        {"https://h.example.com/org/*", "https://h.example.com@evil.io/org/a", false},
-		"dot dot":                {"https://h.example.com/org/*", "https://h.example.com/org/../admin/a", false},
-		"encoded dot dot":        {"https://h.example.com/org/*", "https://h.example.com/org/%2e%2e/admin", false},
-		"empty segment":          {"https://h.example.com/org/*", "https://h.example.com/org//a", false},
-		"scp syntax":             {"ssh://git@h.example.com/org/*", "git@h.example.com:org/a", false},
-		"oci":                    {"oci://registry.example.com/charts/*", "oci://registry.example.com/charts/podinfo", true},
-		"multiple stars":         {"https://h.example.com/a*b*c", "https://h.example.com/aXbYc", true},
-		"multiple stars overlap": {"https://h.example.com/a*ab", "https://h.example.com/ab", false},
-		"garbage pattern":        {"::", "https://h.example.com/a", false},
-	} {
-		t.Run(name, func(t *testing.T) {
-			if got := matchURL(tc.pattern, tc.url); got != tc.want {
-				t.Fatalf("matchURL(%q, %q) = %v, want %v", tc.pattern, tc.url, got, tc.want)
 			}
 		})
 	}

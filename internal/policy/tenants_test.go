@@ -33,6 +33,22 @@ func (f fakeTenants) LandlordAccount(ns, name string) bool {
 	return slices.Contains(f.accounts, ns+"/"+name)
 }
 
+// allowing is f with every Tenant allowing workload identity where allow
+// does: the API server's policy reads the Tenant's own opt-in, from the
+// label the controller renders of it, where the webhook's rules read allow.
+func (f fakeTenants) allowing(allow allowances) fakeTenants {
+	if !allow.workloadIdentity {
+		return f
+	}
+	tenants := make([]*v1alpha1.Tenant, len(f.tenants))
+	for i, t := range f.tenants {
+		tenants[i] = t.DeepCopy()
+		tenants[i].Spec.AllowWorkloadIdentity = true
+	}
+	f.tenants = tenants
+	return f
+}
+
 func (f fakeTenants) ForNamespace(ns string) *v1alpha1.Tenant {
 	for _, t := range f.tenants {
 		if slices.Contains(t.NamespaceNames(), ns) || slices.Contains(f.selfService[t.Name], ns) {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/sourceurl"
 )
 
 // Built-in variables, set in every namespace's tenant-vars ConfigMap.
@@ -34,6 +35,7 @@ func namespace(t *v1alpha1.Tenant, name string, origin v1alpha1.NamespaceOrigin)
 	// Rendering the origin keeps it owned by the apply and restored if removed.
 	ns.Labels[v1alpha1.OriginLabel] = string(origin)
 	maps.Copy(ns.Labels, PolicyLabels(t))
+	ns.Annotations = PolicyAnnotations(t)
 	// The API server sets it on every namespace; rendered, Landlord's
 	// create holds nothing the render does not, and needs no hand-over.
 	ns.Labels[corev1.LabelMetadataName] = name
@@ -62,6 +64,21 @@ func PolicyLabels(t *v1alpha1.Tenant) map[string]string {
 		v1alpha1.ReconcilerLabel:       t.ReconcilerName(),
 		v1alpha1.ServiceTypesLabel:     strings.Join(slices.Compact(types), "."),
 		v1alpha1.WorkloadIdentityLabel: strconv.FormatBool(t.Spec.AllowWorkloadIdentity),
+	}
+}
+
+// PolicyAnnotations are the annotations of each of t's namespaces that the
+// API server's admission policies read: the facts longer than a label
+// holds. Every key is set, empty for none, as PolicyLabels' are.
+func PolicyAnnotations(t *v1alpha1.Tenant) map[string]string {
+	address := ""
+	if n := t.Spec.Notifications; n != nil {
+		address = n.Address
+	}
+	return map[string]string{
+		v1alpha1.AllowedSourcesAnnotation:       strings.Join(t.Spec.AllowedSources, "\n"),
+		v1alpha1.SourceRegexpsAnnotation:        strings.Join(sourceurl.Regexps(t.Spec.AllowedSources), "\n"),
+		v1alpha1.NotificationsAddressAnnotation: address,
 	}
 }
 

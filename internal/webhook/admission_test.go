@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	"github.com/fluxcd/pkg/apis/acl"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -102,30 +101,35 @@ func TestMutatingDefaultsServiceAccount(t *testing.T) {
 // the first rule is the reason, and the Tenant gets an Event and a count.
 func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 	reconciler := tenantNamespace(t, "deny")
-	// Two of the webhook's rules: a cloud identity lent by the controller
-	// itself (LL005) and scans served to other namespaces (LL007).
-	scan := func(name string) *imagev1.ImageRepository {
-		return &imagev1.ImageRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "deny-apps", Name: name},
-			Spec: imagev1.ImageRepositorySpec{Image: "registry.example.com/app", Interval: metav1.Duration{Duration: time.Minute}, Provider: "aws",
-				AccessFrom: &acl.AccessFrom{NamespaceSelectors: []acl.NamespaceSelector{{}}}}}
+	// Two of the webhook's rules: pods running as the reconciler (LL012)
+	// and outranking the platform's (LL019).
+	scan := func(name string) *appsv1.Deployment {
+		labels := map[string]string{"app": name}
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "deny-apps", Name: name}, Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+				ServiceAccountName: "deny", PriorityClassName: "system-cluster-critical",
+				Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}},
+			}},
+		}}
 	}
-	before := webhook.DenialCount("deny", "LL005")
+	before := webhook.DenialCount("deny", "LL012")
 
 	err := reconciler.Create(ctx, scan("escape"))
 	status := &apierrors.StatusError{}
 	if !errors.As(err, &status) {
 		t.Fatalf("create: %v, want a denial", err)
 	}
-	if status.ErrStatus.Code != 403 || status.ErrStatus.Reason != "LL005" {
-		t.Errorf("code %d reason %q, want 403 LL005", status.ErrStatus.Code, status.ErrStatus.Reason)
+	if status.ErrStatus.Code != 403 || status.ErrStatus.Reason != "LL012" {
+		t.Errorf("code %d reason %q, want 403 LL012", status.ErrStatus.Code, status.ErrStatus.Reason)
 	}
-	for _, rule := range []string{"LL005", "LL007"} {
+	for _, rule := range []string{"LL012", "LL019"} {
 		if !strings.Contains(err.Error(), rule) {
 			t.Errorf("message lacks %s: %v", rule, err)
 		}
 	}
-	if after := webhook.DenialCount("deny", "LL005"); after != before+1 {
-		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL005} went from %v to %v", before, after)
+	if after := webhook.DenialCount("deny", "LL012"); after != before+1 {
+		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL012} went from %v to %v", before, after)
 	}
 	testenv.Eventually(t, 10*time.Second, func() error {
 		events := &eventsv1.EventList{}
@@ -133,17 +137,17 @@ func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 			return err
 		}
 		for _, e := range events.Items {
-			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == "deny" && e.Reason == "LL005" && strings.Contains(e.Note, "LL007") {
+			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == "deny" && e.Reason == "LL012" && strings.Contains(e.Note, "LL019") {
 				return nil
 			}
 		}
-		return fmt.Errorf("no LL005 event on Tenant deny among %d events", len(events.Items))
+		return fmt.Errorf("no LL012 event on Tenant deny among %d events", len(events.Items))
 	})
 
 	if err := reconciler.Create(ctx, scan("dry"), client.DryRunAll); !apierrors.IsForbidden(err) {
 		t.Errorf("dry run: %v, want a denial", err)
 	}
-	if after := webhook.DenialCount("deny", "LL005"); after != before+1 {
+	if after := webhook.DenialCount("deny", "LL012"); after != before+1 {
 		t.Errorf("a dry run was counted: %v", after)
 	}
 }

@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -23,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
@@ -86,11 +89,20 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 			ImageRepositoryRef: fluxmeta.NamespacedObjectReference{Name: "app"}}},
 		"image.toolkit.fluxcd.io/imageupdateautomations": &imageautov1.ImageUpdateAutomation{ObjectMeta: meta, Spec: imageautov1.ImageUpdateAutomationSpec{
 			SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "app"}}},
+		"source.toolkit.fluxcd.io/gitrepositories": &sourcev1.GitRepository{ObjectMeta: meta, Spec: sourcev1.GitRepositorySpec{URL: "https://git.example.com/t/app"}},
+		"source.toolkit.fluxcd.io/ocirepositories": &sourcev1.OCIRepository{ObjectMeta: meta, Spec: sourcev1.OCIRepositorySpec{URL: "oci://registry.example.com/t/app"}},
+		"source.toolkit.fluxcd.io/helmrepositories": &sourcev1.HelmRepository{ObjectMeta: meta, Spec: sourcev1.HelmRepositorySpec{
+			URL: "oci://registry.example.com/t/charts", Type: sourcev1.HelmRepositoryTypeOCI}},
+		"source.toolkit.fluxcd.io/buckets":           &sourcev1.Bucket{ObjectMeta: meta, Spec: sourcev1.BucketSpec{Endpoint: "minio.example.com", BucketName: "t"}},
+		"source.toolkit.fluxcd.io/externalartifacts": &sourcev1.ExternalArtifact{ObjectMeta: meta},
+		"image.toolkit.fluxcd.io/imagerepositories":  &imagev1.ImageRepository{ObjectMeta: meta, Spec: imagev1.ImageRepositorySpec{Image: "registry.example.com/t/app"}},
+		"notification.toolkit.fluxcd.io/providers":   &notificationv1beta3.Provider{ObjectMeta: meta, Spec: notificationv1beta3.ProviderSpec{Type: "generic"}},
 		"source.toolkit.fluxcd.io/helmcharts": &sourcev1.HelmChart{ObjectMeta: meta, Spec: sourcev1.HelmChartSpec{Chart: "web",
 			SourceRef: sourcev1.LocalHelmChartSourceReference{Kind: sourcev1.HelmRepositoryKind, Name: "charts"}}},
 	}
 	tenants := oneTenant{&v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: v1alpha1.TenantSpec{
 		Namespaces: []v1alpha1.TenantNamespace{{Name: "t-apps"}}, Owners: []v1alpha1.Owner{{Kind: "Group", Name: "t-owners"}},
+		AllowedSources: []string{"https://git.example.com/t/*", "oci://registry.example.com/t/*", "https://minio.example.com/t"},
 	}}}
 	controllers := []authenticationv1.UserInfo{
 		{Username: tenancy.ControllerUser(tenancy.ControllerNamespace)},
@@ -138,5 +150,32 @@ func judgeAsPlatformAndOwner(t *testing.T, key string, objects map[string]runtim
 			t.Errorf("%s %s by a tenant owner: allowed, want LL010: the tenant's writes must still be judged", op, key)
 		}
 
+	}
+}
+
+// TestRoleNamesEveryPolicy: the controller's role may update each policy
+// it applies, by name; the names in the RBAC marker are a second list,
+// held to the policies here.
+func TestRoleNamesEveryPolicy(t *testing.T) {
+	raw, err := os.ReadFile("../../config/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.Unmarshal(raw, &role); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range policy.ValidatingPolicies(policy.Platform{}) {
+		// ValidatingAdmissionPolicy -> validatingadmissionpolicies, and the bindings.
+		resource := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind)
+		if before, ok := strings.CutSuffix(resource, "y"); ok {
+			resource = before + "ie"
+		}
+		resource += "s"
+		if !slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.Resources, resource) && slices.Contains(r.ResourceNames, obj.GetName()) && slices.Contains(r.Verbs, "patch")
+		}) {
+			t.Errorf("config/rbac/role.yaml lets the controller patch no %s %s", resource, obj.GetName())
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	notificationv1 "github.com/fluxcd/notification-controller/api/v1"
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
+	"github.com/fluxcd/pkg/apis/acl"
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -64,6 +65,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		reconB   = authenticationv1.UserInfo{Username: "system:serviceaccount:ipb-apps:ipb", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ipb-apps", "system:authenticated"}}
 		carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"system:authenticated"}}
 		platform = authenticationv1.UserInfo{Username: "pat", Groups: []string{"platform-admins", "system:authenticated"}}
+		root     = authenticationv1.UserInfo{Username: "root", Groups: []string{"system:masters", "system:authenticated"}}
 		// An owner of ipb whom the platform made cluster-admin by mistake.
 		adminB = authenticationv1.UserInfo{Username: "bella", Groups: []string{"ipb-owners", "system:authenticated"}}
 	)
@@ -74,6 +76,10 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 				Namespaces: []v1alpha1.TenantNamespace{{Name: name + "-apps"}},
 				Owners:     []v1alpha1.Owner{{Kind: "Group", Name: name + "-owners"}},
 			},
+		}
+		if name == "ipa" {
+			tenant.Spec.AllowedSources = []string{"https://git.example.com/ipa/*", "oci://registry.example.com/ipa/*", "https://minio.example.com/ipa"}
+			tenant.Spec.Notifications = &v1alpha1.Notifications{Type: "generic", Address: "https://hooks.example.com/ipa"}
 		}
 		if name == "ipb" {
 			tenant.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort}
@@ -177,6 +183,33 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 			SourceRef: imageautov1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "app", Namespace: source}, Interval: metav1.Duration{Duration: time.Minute},
 		}}
 	}
+	// Where Flux fetches from and posts to: ipa is confined to its
+	// allowedSources, ipb is not and allows workload identity.
+	git := func(ns, url string, edit func(*sourcev1.GitRepository)) client.Object {
+		g := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}, Spec: sourcev1.GitRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Minute}}}
+		edit(g)
+		return g
+	}
+	noEdit := func(*sourcev1.GitRepository) {}
+	oci := func(url string) client.Object {
+		return &sourcev1.OCIRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "app"}, Spec: sourcev1.OCIRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Minute}}}
+	}
+	helmRepo := func(url, kind string) client.Object {
+		return &sourcev1.HelmRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "charts"}, Spec: sourcev1.HelmRepositorySpec{URL: url, Type: kind, Interval: metav1.Duration{Duration: time.Minute}}}
+	}
+	bucket := func(ns, name string) client.Object {
+		return &sourcev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}, Spec: sourcev1.BucketSpec{Endpoint: "minio.example.com", BucketName: name, Interval: metav1.Duration{Duration: time.Minute}}}
+	}
+	artifact := &sourcev1.ExternalArtifact{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "art"}}
+	scan := func(image string, edit func(*imagev1.ImageRepository)) client.Object {
+		r := &imagev1.ImageRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "scan"}, Spec: imagev1.ImageRepositorySpec{Image: image, Interval: metav1.Duration{Duration: time.Minute}}}
+		edit(r)
+		return r
+	}
+	notifier := func(kind, address, account string) client.Object {
+		return &notificationv1beta3.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "hook"}, Spec: notificationv1beta3.ProviderSpec{Type: kind, Address: address, ServiceAccountName: account}}
+	}
+	template := map[string]string{"landlord.dev/source": "template"}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -244,6 +277,38 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"owner's ImagePolicy of another tenant's scan", ownerA, admissionv1.Create, imagePolicy("ipb-apps"), "LL007", false},
 		{"owner's automation of its own repository", ownerA, admissionv1.Create, automation("ipa-apps"), "", false},
 		{"owner's automation of flux-system's repository", ownerA, admissionv1.Create, automation("flux-system"), "LL007", false},
+		{"owner's GitRepository in its allowedSources", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/app", noEdit), "", false},
+		{"owner's GitRepository from elsewhere", ownerA, admissionv1.Create, git("ipa-apps", "https://github.com/attacker/app", noEdit), "LL008", false},
+		{"owner's GitRepository past its prefix by a dot segment", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/../platform/fleet", noEdit), "LL008", false},
+		{"owner's GitRepository past its prefix by an encoded slash", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/a%2F..%2F..%2Fplatform", noEdit), "LL008", false},
+		{"owner's GitRepository behind user information", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com@evil.example.com/ipa/app", noEdit), "LL008", false},
+		{"owner's GitRepository with submodules", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/app", func(g *sourcev1.GitRepository) { g.Spec.RecurseSubmodules = true }), "LL027", false},
+		{"owner's GitRepository as the controller's cloud identity", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/app", func(g *sourcev1.GitRepository) { g.Spec.Provider = "azure" }), "LL005", false},
+		{"owner's GitRepository as its own cloud identity, not allowed", ownerA, admissionv1.Create, git("ipa-apps", "https://git.example.com/ipa/app", func(g *sourcev1.GitRepository) {
+			g.Spec.Provider, g.Spec.ServiceAccountName = "azure", "fetcher"
+		}), "LL005", false},
+		{"GitRepository as its own cloud identity where the tenant allows it", ownerB, admissionv1.Create, git("ipb-apps", "https://github.com/anyone/app", func(g *sourcev1.GitRepository) {
+			g.Spec.Provider, g.Spec.ServiceAccountName = "azure", "fetcher"
+		}), "", false},
+		{"platform's template GitRepository outside allowedSources", root, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = template }), "", false},
+		{"owner's GitRepository labelled as a template", ownerA, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = template }), "LL008", false},
+		{"owner's OCIRepository in its allowedSources", ownerA, admissionv1.Create, oci("oci://registry.example.com/ipa/app"), "", false},
+		{"owner's OCIRepository from elsewhere", ownerA, admissionv1.Create, oci("oci://registry.example.com/other/app"), "LL008", false},
+		{"owner's HTTP HelmRepository, whose index lists any URL", ownerA, admissionv1.Create, helmRepo("https://git.example.com/ipa/charts", ""), "LL027", false},
+		{"owner's OCI HelmRepository", ownerA, admissionv1.Create, helmRepo("oci://registry.example.com/ipa/charts", sourcev1.HelmRepositoryTypeOCI), "", false},
+		{"owner's Bucket in its allowedSources", ownerA, admissionv1.Create, bucket("ipa-apps", "ipa"), "", false},
+		{"owner's Bucket of another", ownerA, admissionv1.Create, bucket("ipa-apps", "ipb"), "LL008", false},
+		{"Bucket of a tenant without allowedSources", ownerB, admissionv1.Create, bucket("ipb-apps", "ipb"), "LL008", false},
+		{"owner's ExternalArtifact", ownerA, admissionv1.Create, artifact, "LL027", false},
+		{"platform's ExternalArtifact", root, admissionv1.Create, artifact, "", false},
+		{"owner's image scan in its allowedSources", ownerA, admissionv1.Create, scan("registry.example.com/ipa/app", func(*imagev1.ImageRepository) {}), "", false},
+		{"owner's image scan of another registry", ownerA, admissionv1.Create, scan("registry.example.com/other/app", func(*imagev1.ImageRepository) {}), "LL008", false},
+		{"owner's image scan opened to other namespaces", ownerA, admissionv1.Create, scan("registry.example.com/ipa/app", func(r *imagev1.ImageRepository) {
+			r.Spec.AccessFrom = &acl.AccessFrom{NamespaceSelectors: []acl.NamespaceSelector{{MatchLabels: map[string]string{}}}}
+		}), "LL007", false},
+		{"owner's notifier posting to its notifications address", ownerA, admissionv1.Create, notifier("generic", "https://hooks.example.com/ipa", ""), "", false},
+		{"owner's notifier posting to the cloud's metadata address", ownerA, admissionv1.Create, notifier("generic", "http://169.254.169.254/latest", ""), "LL008", false},
+		{"owner's pubsub notifier as the controller's identity", ownerA, admissionv1.Create, notifier("googlepubsub", "my-project", ""), "LL005", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}
