@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,12 @@ const (
 	// VariablesConfigMap holds the tenant's variables in each namespace.
 	VariablesConfigMap = "tenant-vars"
 )
+
+// IsLandlordKey reports whether a label or annotation key is in Landlord's
+// own prefix: on a namespace, only the platform sets those.
+func IsLandlordKey(key string) bool {
+	return strings.HasPrefix(key, GroupVersion.Group+"/")
+}
 
 // Condition types, the kstatus way.
 const (

@@ -211,6 +211,8 @@ var Rows = []Row{
 		`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"privileged"}}}`, `{"metadata":{"labels":{"team":"a"}}}`),
 	rule(on(gkNamespace), "metadata.annotations", "annotations node selectors and cloud identities trust", "LL025",
 		`{"metadata":{"annotations":{"scheduler.alpha.kubernetes.io/node-selector":"pool=gpu"}}}`, `{"metadata":{"annotations":{"example.com/owner":"a"}}}`),
+	rule(on(gkNamespace), "metadata.annotations{landlord.dev/allowed-sources-regexps}", "the URLs the API server's policy lets the tenant's Flux objects reach", "LL009",
+		`{"metadata":{"annotations":{"landlord.dev/allowed-sources-regexps":".*"}}}`, `{"metadata":{"annotations":{"example.com/owner":"a"}}}`),
 	rule(on(gkNamespace), "metadata.finalizers", "a finalizer nothing removes, holding the namespace Terminating", "LL025", `{"metadata":{"finalizers":["example.com/never"]}}`, `{"metadata":{"finalizers":["orphan"]}}`),
 	rule(on(gkNamespace), "spec.finalizers", "a finalizer nothing removes, holding the namespace Terminating", "LL025", `{"spec":{"finalizers":["example.com/never"]}}`, `{"spec":{"finalizers":["kubernetes"]}}`),
 

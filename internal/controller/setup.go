@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -94,14 +95,18 @@ func CacheByObject(namespace string) map[client.Object]cache.ByObject {
 }
 
 // namespaceMetadata keeps of a Namespace what tenancy reads (names,
-// labels, timestamps and finalizers) and what convergeOne reads of its
-// managed fields; annotations a tenant may write are dropped.
+// labels, timestamps and finalizers), what convergeOne reads of its
+// managed fields and the annotations Landlord renders; annotations a
+// tenant may write are dropped.
 func namespaceMetadata(obj any) (any, error) {
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return obj, nil
 	}
-	ns.Annotations = nil
+	maps.DeleteFunc(ns.Annotations, func(key, _ string) bool { return !v1alpha1.IsLandlordKey(key) })
+	if len(ns.Annotations) == 0 {
+		ns.Annotations = nil
+	}
 	// Nothing is taken back from a namespace: Landlord's own entries will do.
 	ns.ManagedFields = slices.DeleteFunc(ns.ManagedFields, func(e metav1.ManagedFieldsEntry) bool { return e.Manager != FieldOwner })
 	return ns, nil

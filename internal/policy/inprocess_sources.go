@@ -202,7 +202,7 @@ func urlRule(kind schema.GroupKind, p *field.Path, of func(o string) string, unj
 		valid: fmt.Sprintf(`variables.template || %s || %s || (oldObject != null && %s == %s)`, unjudged, allowedURL(u), of("oldObject"), u),
 		detail: `!variables.annotated ? "namespace " + request.namespace + " does not carry tenant " + ` + labelledTenant + ` + "'s allowedSources yet; allowed: after Landlord's next reconcile of the tenant" : ` +
 			`size(variables.allowed) == 0 ? "tenant " + ` + labelledTenant + ` + " has no spec.allowedSources, which this kind needs; allowed: none" : ` +
-			`"the URL matches no spec.allowedSources of tenant " + ` + labelledTenant + ` + "; allowed: " + variables.allowed.join(", ")`,
+			`"the URL " + ` + u + ` + " matches no spec.allowedSources of tenant " + ` + labelledTenant + ` + "; allowed: " + variables.allowed.join(", ")`,
 	}
 }
 

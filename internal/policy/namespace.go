@@ -23,7 +23,7 @@ const podSecurityPrefix = "pod-security.kubernetes.io/"
 // Landlord's (who owns the namespace, who made it, what the API server's
 // policy allows there) and what pods may do there.
 func protectedLabel(key string) bool {
-	return key == v1alpha1.ManagedByLabel || strings.HasPrefix(key, v1alpha1.GroupVersion.Group+"/") || strings.HasPrefix(key, podSecurityPrefix)
+	return key == v1alpha1.ManagedByLabel || v1alpha1.IsLandlordKey(key) || strings.HasPrefix(key, podSecurityPrefix)
 }
 
 func isNamespace(obj runtime.Object) bool {
@@ -169,7 +169,7 @@ func createNamespace(ns *corev1.Namespace, who identity, owner *v1alpha1.Tenant,
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(ns.Annotations)) {
-		if protectedAnnotation(key) {
+		if v1alpha1.IsLandlordKey(key) {
 			errs = append(errs, forbidden(ruleNamespaces, field.NewPath("metadata", "annotations").Key(key), "the platform sets this annotation; allowed: unset"))
 		}
 	}
@@ -210,7 +210,7 @@ func platformMetadataChanges(old, ns *corev1.Namespace) field.ErrorList {
 	}
 	meta := field.NewPath("metadata")
 	errs := protectedChanges(meta.Child("labels"), "label", before.Labels, ns.Labels, protectedLabel)
-	return append(errs, protectedChanges(meta.Child("annotations"), "annotation", before.Annotations, ns.Annotations, protectedAnnotation)...)
+	return append(errs, protectedChanges(meta.Child("annotations"), "annotation", before.Annotations, ns.Annotations, v1alpha1.IsLandlordKey)...)
 }
 
 // protectedChanges denies a change to the keys of before and after that
@@ -230,12 +230,6 @@ func protectedChanges(p *field.Path, kind string, before, after map[string]strin
 		}
 	}
 	return errs
-}
-
-// protectedAnnotation reports whether a namespace annotation is
-// Landlord's: what the API server's policy allows there.
-func protectedAnnotation(key string) bool {
-	return strings.HasPrefix(key, v1alpha1.GroupVersion.Group+"/")
 }
 
 func allowedValue(v string, set bool) string {

@@ -85,7 +85,7 @@ func keyChanges(p *field.Path, kind string, before, after map[string]string, all
 	for _, key := range slices.Sorted(maps.Keys(keys)) {
 		was, had := before[key]
 		is, has := after[key]
-		if had == has && was == is || kind == "label" && protectedLabel(key) || kind == "annotation" && protectedAnnotation(key) || matchesAny(allowed, key) {
+		if had == has && was == is || kind == "label" && protectedLabel(key) || kind == "annotation" && v1alpha1.IsLandlordKey(key) || matchesAny(allowed, key) {
 			continue
 		}
 		verb := "set"

@@ -156,6 +156,16 @@ func TestNamespaceRules(t *testing.T) {
 		"self-service namespace created allowing LoadBalancers": {req: create(owner, "", newNamespace("dev-team-lb", map[string]string{
 			v1alpha1.TenantLabel: "dev-team", v1alpha1.ServiceTypesLabel: "LoadBalancer",
 		})), want: "LL009"},
+		// The API server's policy reads the tenant's allowedSources from its
+		// namespaces' annotations, which no allow-list opens.
+		"owner widens its allowedSources": {req: update(owner, "", ownNamespace(), func() *corev1.Namespace {
+			ns := ownNamespace()
+			ns.Annotations = map[string]string{v1alpha1.AllowedSourcesAnnotation: "https://*", v1alpha1.SourceRegexpsAnnotation: ".*"}
+			return ns
+		}()), want: "LL009"},
+		"self-service namespace created with its own allowedSources": {req: create(owner, "", withMeta(newNamespace("dev-team-src", map[string]string{
+			v1alpha1.TenantLabel: "dev-team",
+		}), map[string]string{v1alpha1.SourceRegexpsAnnotation: ".*"})), want: "LL009"},
 		"platform lets a namespace expose NodePorts": {req: update(masters, "", ownNamespace(), func() *corev1.Namespace {
 			ns := ownNamespace()
 			ns.Labels[v1alpha1.ServiceTypesLabel] = "NodePort"

@@ -228,7 +228,7 @@ var (
 	ruleNotification     = Rule{"LL006", "notification-scope", "receivers and alerts naming other tenants' objects trigger or watch their reconciles"}
 	ruleImageAutomation  = Rule{"LL007", "image-automation-scope", "image automation across namespaces reads or writes other tenants' repositories"}
 	ruleSources          = Rule{"LL008", "allowed-sources", "a tenant syncs only from the repositories the platform allowed"}
-	ruleNamespaces       = Rule{"LL009", "namespace-self-service", "namespaces, their tenant and pod-security labels are the platform's, except self-service ones within the tenant's allowance"}
+	ruleNamespaces       = Rule{"LL009", "namespace-self-service", "namespaces, their tenant and pod-security labels and Landlord's annotations are the platform's, except self-service ones within the tenant's allowance"}
 	ruleManaged          = Rule{"LL010", "managed-objects", "the quota, limits, network policy, bindings, reconciler and variables Landlord manages are the guard rails themselves"}
 	ruleBindingSubjects  = Rule{"LL011", "rolebinding-subjects", "binding identities of other namespaces would open a tenant's namespace to other tenants"}
 	ruleReconciler       = Rule{"LL012", "reconciler-identity", "a pod or token of the reconciler, or of an account a TenantResource stamps, would hand the platform's grants to any workload"}

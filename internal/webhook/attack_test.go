@@ -148,10 +148,13 @@ func TestAttackSuite(t *testing.T) {
 		"relabel its namespace to another tenant": {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.TenantLabel, "red")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"remove pod-security enforcement":         {as: "leaky", do: mutate(ns("blue-apps"), relabel("pod-security.kubernetes.io/enforce", "")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
 		"label its namespace to allow NodePorts":  {as: "leaky", do: mutate(ns("blue-apps"), relabel(v1alpha1.ServiceTypesLabel, "NodePort")), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
-		"weaken pod-security to privileged":       {as: "leaky", do: mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), want: "LL009", near: dropOwnNs, rbacFirst: "reconciler"},
-		"namespace without the prefix":            {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: notFound, near: ownNs},
-		"namespace labelled for another tenant":   {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},
-		"namespace over the self-service limit":   {as: "green", do: create(labelledNamespace("green-two", "green")), want: "LL009", near: ownNs},
+		"annotate its namespace to allow every source": {as: "leaky", do: mutate(ns("blue-apps"), func(o client.Object) {
+			o.SetAnnotations(map[string]string{v1alpha1.AllowedSourcesAnnotation: "https://*", v1alpha1.SourceRegexpsAnnotation: ".*"})
+		}), want: "LL009", near: dropOwnNs, rbacFirst: "owner"},
+		"weaken pod-security to privileged":     {as: "leaky", do: mutate(ns("blue-jobs"), relabel("pod-security.kubernetes.io/enforce", "privileged")), want: "LL009", near: dropOwnNs, rbacFirst: "reconciler"},
+		"namespace without the prefix":          {as: "reconciler", do: create(labelledNamespace("preview", "blue")), want: notFound, near: ownNs},
+		"namespace labelled for another tenant": {as: "reconciler", do: create(labelledNamespace("blue-spy", "red")), want: "LL009", near: ownNs},
+		"namespace over the self-service limit": {as: "green", do: create(labelledNamespace("green-two", "green")), want: "LL009", near: ownNs},
 		// Self-service grants patch on namespaces, since Flux applies them
 		// server-side: only the guard keeps the others out of reach.
 		"annotate a platform namespace": {as: "reconciler", do: func(c client.Client) error {
