@@ -64,8 +64,8 @@ const (
 // spec.sources is held to its allowedSources here.
 var sourceRules = slices.Concat(
 	[]inProcessRule{
-		providerRule(gitRepositoryKind, gitProviders, true),
 		serviceAccountRule(gitRepositoryKind),
+		providerRule(gitRepositoryKind, gitProviders, true),
 		urlRule(gitRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
 		{
 			rule:  ruleFetches,
@@ -76,8 +76,8 @@ var sourceRules = slices.Concat(
 				`of its own matching spec.allowedSources of tenant " + ` + labelledTenant + ` + ", pulled in by spec.include"`,
 		},
 
-		providerRule(ociRepositoryKind, genericProviders, true),
 		serviceAccountRule(ociRepositoryKind),
+		providerRule(ociRepositoryKind, genericProviders, true),
 		urlRule(ociRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
 
 		providerRule(helmRepositoryKind, genericProviders, false),
@@ -97,8 +97,8 @@ var sourceRules = slices.Concat(
 				`a chart from a GitRepository or OCIRepository, or an HTTP HelmRepository written by the platform"`,
 		},
 
-		providerRule(bucketKind, genericProviders, true),
 		serviceAccountRule(bucketKind),
+		providerRule(bucketKind, genericProviders, true),
 		// <scheme>://<endpoint>/<bucketName>, and unlike the other
 		// sources it needs an allowedSources entry.
 		urlRule(bucketKind, field.NewPath("spec", "endpoint"), func(o string) string {
@@ -121,8 +121,8 @@ var sourceRules = slices.Concat(
 			detail: `"an ExternalArtifact's status names the URL Flux downloads, and tenants may write status; allowed: ExternalArtifacts written by the platform"`,
 		},
 
-		providerRule(imageRepositoryKind, genericProviders, true),
 		serviceAccountRule(imageRepositoryKind),
+		providerRule(imageRepositoryKind, genericProviders, true),
 		{
 			// Policies may only reference their own namespace, so granting
 			// others access serves only other tenants.
