@@ -66,8 +66,12 @@ type TenantSpec struct {
 
 	// AllowedSources are URL patterns ('*' matches within a path segment, a
 	// trailing '/*' any path below) that the tenant's own sources must match.
-	// Empty allows any URL.
+	// Empty allows any URL; a pattern is never empty and holds no space, so
+	// that no entry passes for none.
 	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	// +kubebuilder:validation:items:Pattern=`^[^\s]+$`
 	// +optional
 	AllowedSources []string `json:"allowedSources,omitempty"`
 

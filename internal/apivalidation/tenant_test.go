@@ -63,7 +63,10 @@ func TestValidateTenant(t *testing.T) {
 		"decryption without keys":     {func(t *v1alpha1.Tenant) { t.Spec.Sources[2].Decryption.SecretRef = "" }, "spec.sources[2].decryption.secretRef", "Required value"},
 		"reserved variable":           {func(t *v1alpha1.Tenant) { t.Spec.Variables["TENANT_NAMESPACE"] = "x" }, "spec.variables", "Forbidden: spec.variables must not set TENANT_NAME or TENANT_NAMESPACE"},
 		"variable name":               {func(t *v1alpha1.Tenant) { t.Spec.Variables["1BAD"] = "x" }, "spec.variables", "shell-style names"},
-		"pod security":                {func(t *v1alpha1.Tenant) { t.Spec.PodSecurity = "lax" }, "spec.podSecurity", `supported values: "privileged", "baseline", "restricted"`},
+		// An entry that is no pattern would read as no list at all: any URL.
+		"empty allowed source":    {func(t *v1alpha1.Tenant) { t.Spec.AllowedSources = []string{""} }, "spec.allowedSources[0]", "at least 1 chars long"},
+		"allowed source of lines": {func(t *v1alpha1.Tenant) { t.Spec.AllowedSources = []string{"\n"} }, "spec.allowedSources[0]", "should match"},
+		"pod security":            {func(t *v1alpha1.Tenant) { t.Spec.PodSecurity = "lax" }, "spec.podSecurity", `supported values: "privileged", "baseline", "restricted"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tn := validTenant()

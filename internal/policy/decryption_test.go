@@ -48,7 +48,17 @@ func TestControllerIdentity(t *testing.T) {
 		return p
 	}
 
+	// full allows workload identity: an update may not leave the cloud
+	// provider without the account that held it, nor keep an account
+	// another change made unlawful.
+	fullOCI := func(provider, sa string) *sourcev1.OCIRepository {
+		o := oci(provider, sa)
+		o.Namespace = "full"
+		return o
+	}
 	for name, tc := range map[string]testCase{
+		"oci over aws, its account dropped by an update":    {req: update(carol, "full", fullOCI("aws", "puller"), fullOCI("aws", "")), want: "LL005"},
+		"oci over aws, its account kept by an update":       {req: update(carol, "full", fullOCI("aws", "puller"), fullOCI("aws", "puller"))},
 		"decryption with the controller's keys":             {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), want: "LL005"},
 		"decryption with the controller's keys, wi allowed": {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops"})), allow: wi, want: "LL005"},
 		"decryption with its own secret":                    {req: create(reconciler, "apps", decrypt(kustomizev1.Decryption{Provider: "sops", SecretRef: ownKey}))},

@@ -56,9 +56,13 @@ var fetchCases = map[string]testCase{
 	}))},
 
 	// Notification addresses and proxies.
-	"provider posting outside allowedSources":           {req: create(reconciler, "apps", fetchProvider("https://evil.example.com/hook", "")), want: "LL008"},
-	"provider posting to an allowed address":            {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", ""))},
-	"provider proxied outside allowedSources":           {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", "http://10.0.0.1:3128")), want: "LL008"},
+	"provider posting outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://evil.example.com/hook", "")), want: "LL008"},
+	"provider posting to an allowed address":  {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", ""))},
+	"provider proxied outside allowedSources": {req: create(reconciler, "apps", fetchProvider("https://git.example.com/org/app", "http://10.0.0.1:3128")), want: "LL008"},
+	// An OCI repository admitted outside allowedSources may not turn into
+	// an HTTP index of the same URL, whose charts are on any host.
+	"oci helm repository outside allowedSources turned http": {req: update(reconciler, "apps",
+		withHelmType(newHelmRepository("https://charts.evil.io"), sourcev1.HelmRepositoryTypeOCI), newHelmRepository("https://charts.evil.io")), want: "LL027"},
 	"pubsub provider naming its project":                {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: allowances{workloadIdentity: true}},
 	"provider posting to its notifications address":     {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team", ""))},
 	"provider posting beside its notifications address": {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team/more", "")), want: "LL008"},
@@ -120,4 +124,9 @@ func urlSecret(ns, key, value string) *corev1.Secret {
 func withSTS(b *sourcev1.Bucket, endpoint string) *sourcev1.Bucket {
 	b.Spec.STS = &sourcev1.BucketSTSSpec{Provider: "ldap", Endpoint: endpoint, SecretRef: &fluxmeta.LocalObjectReference{Name: "ldap"}}
 	return b
+}
+
+func withHelmType(r *sourcev1.HelmRepository, kind string) *sourcev1.HelmRepository {
+	r.Spec.Type = kind
+	return r
 }

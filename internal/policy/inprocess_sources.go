@@ -71,7 +71,8 @@ var sourceRules = slices.Concat(
 			rule:  ruleFetches,
 			field: field.NewPath("spec", "recurseSubmodules"),
 			kind:  gitRepositoryKind,
-			valid: `variables.template || !variables.confined || !has(object.spec.recurseSubmodules) || !object.spec.recurseSubmodules || ` + unchanged("recurseSubmodules"),
+			valid: `variables.template || !variables.confined || !has(object.spec.recurseSubmodules) || !object.spec.recurseSubmodules || ` +
+				same(gitRepositoryKind, specField("recurseSubmodules", "false")),
 			detail: `"submodules are fetched from the URLs in the repository's .gitmodules, which no rule sees; allowed: false, with each submodule a GitRepository ` +
 				`of its own matching spec.allowedSources of tenant " + ` + labelledTenant + ` + ", pulled in by spec.include"`,
 		},
@@ -91,8 +92,8 @@ var sourceRules = slices.Concat(
 			rule:  ruleFetches,
 			field: field.NewPath("spec", "url"),
 			kind:  helmRepositoryKind,
-			valid: fmt.Sprintf(`!variables.confined || %s == %q || variables.platform || !%s || `,
-				specString("type")("object"), sourcev1.HelmRepositoryTypeOCI, allowedURL(specString("url")("object"))) + same(specString("url"), specString("type")),
+			valid: fmt.Sprintf(`!variables.confined || %s == %q || variables.platform || `, specString("type")("object"), sourcev1.HelmRepositoryTypeOCI) +
+				same(helmRepositoryKind, specString("url"), specString("type")),
 			detail: `"source-controller downloads charts from any URL an HTTP Helm index lists, which no rule sees; allowed: spec.type oci, ` +
 				`a chart from a GitRepository or OCIRepository, or an HTTP HelmRepository written by the platform"`,
 		},
@@ -117,7 +118,7 @@ var sourceRules = slices.Concat(
 			rule:   ruleFetches,
 			field:  field.NewPath("spec"),
 			kind:   externalArtifactKind,
-			valid:  `variables.platform || (oldObject != null && has(oldObject.spec) && has(object.spec) && oldObject.spec == object.spec)`,
+			valid:  `variables.platform || ` + same(externalArtifactKind, specField("", "null")),
 			detail: `"an ExternalArtifact's status names the URL Flux downloads, and tenants may write status; allowed: ExternalArtifacts written by the platform"`,
 		},
 
@@ -129,7 +130,7 @@ var sourceRules = slices.Concat(
 			rule:   ruleImageAutomation,
 			field:  field.NewPath("spec", "accessFrom"),
 			kind:   imageRepositoryKind,
-			valid:  `!has(object.spec.accessFrom) || ` + unchanged("accessFrom"),
+			valid:  `!has(object.spec.accessFrom) || ` + same(imageRepositoryKind, specField("accessFrom", "null")),
 			detail: `"access from other namespaces is denied; allowed: unset"`,
 		},
 		urlRule(imageRepositoryKind, field.NewPath("spec", "image"), func(o string) string {
@@ -141,7 +142,7 @@ var sourceRules = slices.Concat(
 			field: field.NewPath("spec", "serviceAccountName"),
 			kind:  providerKind,
 			valid: fmt.Sprintf(`!(%s in %s) || %s != "" || `, specString("type")("object"), CELList(cloudNotifiers), specString("serviceAccountName")("object")) +
-				unchanged("type"),
+				same(providerKind, specString("type"), specString("serviceAccountName")),
 			detail: `"provider type " + object.spec.type + " without a serviceAccountName authenticates as notification-controller itself; allowed: " + ` +
 				`(variables.workloadIdentity ? "a serviceAccountName of namespace " + request.namespace : "none: tenant " + ` + labelledTenant + ` + " may not use workload identity") + ` +
 				strconv.Quote("; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret"),
@@ -161,10 +162,17 @@ var sourceRules = slices.Concat(
 	},
 )
 
-// same is a CEL expression true on an update keeping each value of
-// (spelled for an object named o) as it was: the ratchet.
-func same(values ...func(o string) string) string {
-	parts := []string{"oldObject != null"}
+// same is a CEL expression true on an update of kind keeping each value
+// of (spelled for an object named o) as it was: the ratchet, so that
+// Flux's controllers can still remove their finalizers from an object
+// admitted before a rule or an allowance changed. It compares everything
+// the rule's verdict reads, and holds only for writes in the registry's
+// version of the kind: an older version's schema may lack a field (a
+// Provider's or Bucket's v1beta2 has no serviceAccountName), which the API
+// server then strips from the old object and the new alike.
+func same(kind schema.GroupKind, values ...func(o string) string) string {
+	k, _ := kinds.Lookup(kind)
+	parts := []string{"oldObject != null", fmt.Sprintf("request.kind.version == %q", k.Version)}
 	for _, v := range values {
 		parts = append(parts, v("oldObject")+" == "+v("object"))
 	}
@@ -173,8 +181,18 @@ func same(values ...func(o string) string) string {
 
 // specString is a CEL expression, for an object named o, of the string at
 // spec.<f>, "" where unset.
-func specString(f string) func(o string) string {
-	return func(o string) string { return fmt.Sprintf(`(has(%[1]s.spec.%[2]s) ? %[1]s.spec.%[2]s : "")`, o, f) }
+func specString(f string) func(o string) string { return specField(f, `""`) }
+
+// specField is a CEL expression, for an object named o, of the value at
+// spec.<f> (spec itself for ""), zero where unset.
+func specField(f, zero string) func(o string) string {
+	return func(o string) string {
+		at := o + ".spec"
+		if f != "" {
+			at += "." + f
+		}
+		return fmt.Sprintf(`(has(%s) ? %[1]s : %s)`, at, zero)
+	}
 }
 
 // allowedURL is a CEL expression true where the URL u evaluates to
@@ -199,7 +217,7 @@ func urlRule(kind schema.GroupKind, p *field.Path, of func(o string) string, unj
 		rule:  ruleSources,
 		field: p,
 		kind:  kind,
-		valid: fmt.Sprintf(`variables.template || %s || %s || (oldObject != null && %s == %s)`, unjudged, allowedURL(u), of("oldObject"), u),
+		valid: fmt.Sprintf(`variables.template || %s || %s || %s`, unjudged, allowedURL(u), same(kind, of)),
 		detail: `!variables.annotated ? "namespace " + request.namespace + " does not carry tenant " + ` + labelledTenant + ` + "'s allowedSources yet; allowed: after Landlord's next reconcile of the tenant" : ` +
 			`size(variables.allowed) == 0 ? "tenant " + ` + labelledTenant + ` + " has no spec.allowedSources, which this kind needs; allowed: none" : ` +
 			`"the URL " + ` + u + ` + " matches no spec.allowedSources of tenant " + ` + labelledTenant + ` + "; allowed: " + variables.allowed.join(", ")`,
@@ -219,7 +237,7 @@ func providerRule(kind schema.GroupKind, local []string, objectIdentity bool) in
 		rule:   ruleWorkloadIdentity,
 		field:  field.NewPath("spec", "provider"),
 		kind:   kind,
-		valid:  fmt.Sprintf(`%s == "" || %[1]s in %s || `, provider, CELList(local)) + unchanged("provider"),
+		valid:  fmt.Sprintf(`%s == "" || %[1]s in %s || `, provider, CELList(local)) + same(kind, specString("provider"), specString("serviceAccountName")),
 		detail: strconv.Quote("this kind authenticates a cloud provider as the Flux controller itself; allowed: " + strings.Join(local, ", ")),
 	}
 	if objectIdentity {
@@ -238,7 +256,7 @@ func serviceAccountRule(kind schema.GroupKind) inProcessRule {
 		rule:   ruleWorkloadIdentity,
 		field:  field.NewPath("spec", "serviceAccountName"),
 		kind:   kind,
-		valid:  specString("serviceAccountName")("object") + ` == "" || variables.workloadIdentity || ` + unchanged("serviceAccountName"),
+		valid:  specString("serviceAccountName")("object") + ` == "" || variables.workloadIdentity || ` + same(kind, specString("serviceAccountName")),
 		detail: `"tenant " + ` + labelledTenant + ` + " may not use workload identity; allowed: unset, with credentials in a Secret"`,
 	}
 }

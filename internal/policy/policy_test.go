@@ -133,7 +133,7 @@ var testCases = map[string]testCase{
 	"git repository over ssh in segment":     {req: create(reconciler, "apps", newGitRepository("ssh://git@git.example.com/team-a/config"))},
 	"git repository over ssh past a segment": {req: create(reconciler, "apps", newGitRepository("ssh://git@git.example.com/team-a/b/config")), want: "LL008"},
 	"oci repository allowed":                 {req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/podinfo"))},
-	"helm repository from elsewhere":         {req: create(reconciler, "apps", newHelmRepository("https://charts.evil.io")), want: "LL008"},
+	"helm repository from elsewhere":         {req: create(reconciler, "apps", newHelmRepository("https://charts.evil.io")), want: "LL008,LL027"},
 	"bucket allowed":                         {req: create(reconciler, "apps", newBucket("apps", "minio.example.com", "dev-team"))},
 	"bucket not allowed":                     {req: create(reconciler, "apps", newBucket("apps", "minio.example.com", "platform")), want: "LL008"},
 	"bucket without allowedSources":          {req: create(opsReconciler, "ops", newBucket("ops", "minio.example.com", "ops")), want: "LL008"},

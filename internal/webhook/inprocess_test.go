@@ -28,6 +28,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -527,4 +528,47 @@ func kindOf(obj client.Object) schema.GroupKind {
 		panic(errors.New("unregistered kind in a test case"))
 	}
 	return gvks[0].GroupKind()
+}
+
+// TestRatchetHoldsInTheRegistryVersionOnly: an update through an older
+// version whose schema lacks serviceAccountName strips the account from
+// the object stored and from the old object the API server shows the
+// policy alike, leaving a cloud notifier to authenticate as
+// notification-controller; the ratchet may not let it through, while an
+// update in the current version that keeps the account goes on.
+func TestRatchetHoldsInTheRegistryVersionOnly(t *testing.T) {
+	tenant := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: "rat"},
+		Spec:       v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "rat-apps"}}, AllowWorkloadIdentity: true},
+	}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	reconciler := impersonate("system:serviceaccount:rat-apps:rat")
+	hub := &notificationv1beta3.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: "rat-apps", Name: "hub"},
+		Spec: notificationv1beta3.ProviderSpec{Type: "azureeventhub", ServiceAccountName: "notifier"}}
+	testenv.Eventually(t, 30*time.Second, func() error { return reconciler.Create(ctx, hub.DeepCopy()) })
+
+	kept := &notificationv1beta3.Provider{}
+	if err := reconciler.Get(ctx, client.ObjectKeyFromObject(hub), kept); err != nil {
+		t.Fatal(err)
+	}
+	kept.Labels = map[string]string{"touched": "yes"}
+	if err := reconciler.Update(ctx, kept, client.DryRunAll); err != nil {
+		t.Errorf("update keeping the account in %s: %v, want it admitted", notificationv1beta3.GroupVersion.Version, err)
+	}
+
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(schema.GroupVersionKind{Group: notificationv1beta3.GroupVersion.Group, Version: "v1beta2", Kind: notificationv1beta3.ProviderKind})
+	if err := reconciler.Get(ctx, client.ObjectKeyFromObject(hub), old); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedString(old.Object, "spec", "serviceAccountName"); found {
+		t.Fatal("v1beta2 shows serviceAccountName: the case proves nothing")
+	}
+	old.SetLabels(map[string]string{"touched": "yes"})
+	if err := reconciler.Update(ctx, old, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "LL005") {
+		t.Errorf("update through v1beta2, which drops the account: %v, want LL005", err)
+	}
 }
