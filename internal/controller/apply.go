@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
+	"github.com/landlord-dev/landlord/internal/apivalidation"
 	"github.com/landlord-dev/landlord/internal/apply"
 	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
@@ -61,10 +62,14 @@ func (r *TenantReconciler) convergeAll(ctx context.Context, tenant *v1alpha1.Ten
 	return append(foreign, more...), err
 }
 
-// convergeMarkers applies the tenant's admission markers alone: who acts
-// for it and which namespaces it holds follow its spec even while the rest
-// of its render waits, as the API server's policy reads them.
-func (r *TenantReconciler) convergeMarkers(ctx context.Context, tenant *v1alpha1.Tenant) error {
+// convergeAdmission applies alone what the API server's policies read of
+// the tenant: who acts for it, which namespaces it holds and what it
+// allows there follow its spec even while the rest of its render waits. A
+// spec the Tenant's schema refuses renders nothing to apply.
+func (r *TenantReconciler) convergeAdmission(ctx context.Context, tenant *v1alpha1.Tenant) error {
+	if len(apivalidation.ValidateTenant(tenant)) > 0 {
+		return nil
+	}
 	claims, err := r.claimNamespaces(ctx, tenant)
 	if err != nil {
 		return err
@@ -73,7 +78,7 @@ func (r *TenantReconciler) convergeMarkers(ctx context.Context, tenant *v1alpha1
 	if h.ForeignAccounts, err = r.foreignAccounts(ctx, tenant, h); err != nil {
 		return err
 	}
-	_, err = r.converge(ctx, tenant, render.Markers(tenant, h))
+	_, err = r.converge(ctx, tenant, render.Admission(tenant, h))
 	return err
 }
 

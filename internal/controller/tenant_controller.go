@@ -103,7 +103,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if refused != "" {
 		// Not requeued: a change of the ClusterRole or the Tenant wakes it.
 		r.stall(tenant, "RoleRefused", errors.New(refused))
-		return ctrl.Result{}, r.convergeMarkers(ctx, desired)
+		return ctrl.Result{}, r.convergeAdmission(ctx, desired)
 	}
 	claims, err := r.claimNamespaces(ctx, desired)
 	if err != nil {
@@ -122,7 +122,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	}
 	if holdings.Served, err = r.served(desired); err != nil {
 		r.stall(tenant, "InvalidSpec", err)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.convergeAdmission(ctx, desired)
 	}
 	if holdings.ForeignAccounts, err = r.foreignAccounts(ctx, desired, holdings); err != nil {
 		return r.fail(tenant, "ApplyFailed", err)
@@ -131,7 +131,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	objects, err := render.Objects(desired, holdings)
 	if err != nil {
 		r.stall(tenant, "InvalidSpec", err)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.convergeAdmission(ctx, desired)
 	}
 	if err := r.ensureTemplatesNamespace(ctx, objects); err != nil {
 		return r.fail(tenant, "NamespaceError", err)
@@ -143,7 +143,7 @@ func (r *TenantReconciler) reconcile(ctx context.Context, tenant *v1alpha1.Tenan
 	if err != nil {
 		if apierrors.IsInvalid(err) {
 			r.stall(tenant, "InvalidSpec", err)
-			return ctrl.Result{}, nil
+			return ctrl.Result{}, r.convergeAdmission(ctx, desired)
 		}
 		return r.fail(tenant, "ApplyFailed", err)
 	}

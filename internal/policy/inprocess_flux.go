@@ -162,7 +162,7 @@ func kubeConfigRule(kind schema.GroupKind) inProcessRule {
 
 // tenantHolds is a CEL expression true when the namespace ns evaluates to
 // is held by the tenant the request's namespace is labelled for: its
-// reconciler there acts for that tenant, as render.Markers says of every
+// reconciler there acts for that tenant, as render.Admission says of every
 // namespace the tenant holds.
 func tenantHolds(ns string) string {
 	return fmt.Sprintf(`(variables.reconciler != "" && %s.name(%s).check(%q).allowed())`, reconcilerIn(ns), labelledTenant, render.ActForVerb)

@@ -34,11 +34,13 @@ func IdentityName(t *v1alpha1.Tenant) string {
 	return "landlord-identity:" + t.Name
 }
 
-// Markers are the tenant's markers as Objects renders them: the controller
-// applies them alone while the rest of a render waits on a refused role,
-// so that the API server goes on judging by the spec.
-func Markers(t *v1alpha1.Tenant, h Holdings) []client.Object {
-	return h.keep(markers(t, h.Namespaces(t)))
+// Admission is what the API server's policies read of the tenant, as
+// Objects renders it: its markers and its namespaces, whose labels and
+// annotations carry its allowances. The controller applies them alone
+// while the rest of a render waits, so that the API server goes on judging
+// by the spec: a narrowed allowedSources reaches it even then.
+func Admission(t *v1alpha1.Tenant, h Holdings) []client.Object {
+	return h.keep(append(namespaces(t, h), markers(t, h.Namespaces(t))...))
 }
 
 // markers are the ClusterRole and binding the in-process rules ask the

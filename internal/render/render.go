@@ -60,13 +60,7 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 		return nil, errs.ToAggregate()
 	}
 	all := h.Namespaces(t)
-	var objects []client.Object
-	for _, ns := range t.Spec.Namespaces {
-		objects = append(objects, namespace(t, ns.Name, v1alpha1.NamespaceOriginPlatform))
-	}
-	for _, ns := range h.SelfService {
-		objects = append(objects, namespace(t, ns, v1alpha1.NamespaceOriginSelfService))
-	}
+	objects := namespaces(t, h)
 	var hards map[string]corev1.ResourceList
 	if t.Spec.Quota != nil {
 		hards = quotaHards(t, all, h.QuotaUsed, h.QuotaChecked)
@@ -160,4 +154,17 @@ func labels(t *v1alpha1.Tenant) map[string]string {
 
 func typeMeta(gv schema.GroupVersion, kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: gv.String(), Kind: kind}
+}
+
+// namespaces are the tenant's namespaces: those the platform assigns, then
+// its self-service ones.
+func namespaces(t *v1alpha1.Tenant, h Holdings) []client.Object {
+	var objects []client.Object
+	for _, ns := range t.Spec.Namespaces {
+		objects = append(objects, namespace(t, ns.Name, v1alpha1.NamespaceOriginPlatform))
+	}
+	for _, ns := range h.SelfService {
+		objects = append(objects, namespace(t, ns, v1alpha1.NamespaceOriginSelfService))
+	}
+	return objects
 }

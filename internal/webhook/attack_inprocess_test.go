@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"strings"
 	"sync"
 	"testing"
@@ -492,6 +493,9 @@ func TestAttacksInProcessStaleMarkers(t *testing.T) {
 		tenant.Spec.Namespaces = []v1alpha1.TenantNamespace{{Name: "mva-apps"}}
 		tenant.Spec.Owners = []v1alpha1.Owner{{Kind: "Group", Name: "mva-team"}}
 		tenant.Spec.ExtraClusterRoles = []string{"mva-not-created-yet"}
+		// And confines its sources, which only the namespaces' annotations
+		// tell the API server.
+		tenant.Spec.AllowedSources = []string{"https://git.example.com/mva/*"}
 	})
 	edit("mvb", func(tenant *v1alpha1.Tenant) {
 		tenant.Spec.Owners = append(tenant.Spec.Owners, v1alpha1.Owner{Kind: "Group", Name: "movers"})
@@ -533,13 +537,20 @@ func TestAttacksInProcessStaleMarkers(t *testing.T) {
 	const (
 		ownConfig   = "owner writes in its tenant's namespace"
 		movedConfig = "moved owner writes in its new tenant's namespace"
+		ownSource   = "owner's source in the allowedSources set while stalled"
 	)
+	source := func(url string) *sourcev1.GitRepository {
+		return &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "mva-apps", Name: "app"},
+			Spec: sourcev1.GitRepositorySpec{URL: url, Interval: metav1.Duration{Duration: time.Minute}}}
+	}
 	asUser := func(u authenticationv1.UserInfo) client.Client { return impersonate(u.Username, u.Groups...) }
 	runInProcessAttacks(t, map[string]inProcessAttack{
 		ownConfig:   {as: asUser(ann), do: create(configMapIn("mva-apps", "own"))},
 		movedConfig: {as: asUser(mo), do: create(configMapIn("mvb-apps", "own"))},
 		"moved owner writes in its former tenant's namespace": {as: asUser(mo), do: create(configMapIn("mva-apps", "moved")), want: "LL028", near: movedConfig},
 		"owner writes in a namespace taken from its tenant":   {as: asUser(ann), do: create(configMapIn("mva-old", "kept")), want: "LL026", near: ownConfig},
+		ownSource: {as: asUser(ann), do: create(source("https://git.example.com/mva/app"))},
+		"owner's source outside the allowedSources set while stalled": {as: asUser(ann), do: create(source("https://github.com/anyone/app")), want: "LL008", near: ownSource},
 	})
 
 	// The control: once the stall clears, the render catches up and both
