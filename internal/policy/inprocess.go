@@ -78,7 +78,7 @@ func (r inProcessRule) judges() string {
 // readsContent reports whether an in-process rule reads the content of
 // objects of kind gk, which the offline evaluator then passes whole.
 func readsContent(gk schema.GroupKind) bool {
-	return slices.Contains(ruleKinds(slices.Concat(inProcessRules, sourceRules)), gk)
+	return slices.Contains(ruleKinds(inProcessRules), gk)
 }
 
 // The kinds whose content rules run here: LL023 on budgets, LL013, LL017
@@ -103,7 +103,25 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 // render.markers keeps of which identities act for which tenant and which
 // namespaces it holds: they are written once, here, and the API server,
 // lint and audit all evaluate this CEL.
-var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules)
+var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules)
+
+// inProcessPolicy is one of Landlord's ValidatingAdmissionPolicies: its
+// name, its rules in the order of its validations, and its build.
+type inProcessPolicy struct {
+	name  string
+	rules []inProcessRule
+	build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+}
+
+// inProcessPolicies are the policies of inProcessRules. The identity rules
+// judge every request, so they stand alone: the API server evaluates each
+// validation and its message on every request a policy matches, and the
+// others match only writes of the kinds they read.
+var inProcessPolicies = []inProcessPolicy{
+	{InProcessName, identityRules, InProcess},
+	{ContentName, slices.Concat(contentRules, fluxRules), Content},
+	{SourcesName, sourceRules, Sources},
+}
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
 // namespace, whatever the object says. The platform may, which each asks
@@ -186,8 +204,23 @@ var contentRules = []inProcessRule{
 // cluster's network isolation.
 var exposing = fmt.Sprintf("[%q, %q]", corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer)
 
-// inProcessVariables are what several rules read, evaluated once a request.
-var inProcessVariables = []admissionregistrationv1.Variable{
+// inProcessVariables are what several rules read, evaluated once a request
+// where a rule reads them.
+func inProcessVariables(platform Platform) []admissionregistrationv1.Variable {
+	return append([]admissionregistrationv1.Variable{
+		{Name: "platform", Expression: platform.CEL()},
+		{Name: "controller", Expression: strconv.Quote(platform.Controller())},
+	}, namespaceVariables...)
+}
+
+// notSpared is the match condition of the policies Kubernetes' own
+// controllers, kubelets and Landlord's controller never reach.
+func notSpared(platform Platform) []admissionregistrationv1.MatchCondition {
+	return []admissionregistrationv1.MatchCondition{{Name: "not-spared", Expression: "!(" + platform.SparedCEL() + ")"}}
+}
+
+// namespaceVariables are what the namespace and the markers say.
+var namespaceVariables = []admissionregistrationv1.Variable{
 	// reconciler: the account the namespace's label names, "" for none.
 	{Name: "reconciler", Expression: namespaceLabel(v1alpha1.ReconcilerLabel, `""`)},
 	// held: the tenant the namespace is labelled for holds it, which its
@@ -227,10 +260,10 @@ func markerCheck(who string) string {
 	return fmt.Sprintf(`%s.group(%q).resource(%q)`, who, v1alpha1.GroupVersion.Group, render.IdentityResource)
 }
 
-// InProcess is the ValidatingAdmissionPolicy of the in-process rules and
+// InProcess is the ValidatingAdmissionPolicy of the identity rules and
 // its binding: every namespaced request but reads, subresources and
 // CONNECT included, in a tenant namespace by anyone SparedCEL does not
-// spare; the identity rules spare the whole platform.
+// spare; the rules spare the whole platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	meta := policyMeta()
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
@@ -250,13 +283,10 @@ func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 					},
 				}}},
 			},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "not-spared", Expression: "!(" + platform.SparedCEL() + ")"}},
-			Variables: append([]admissionregistrationv1.Variable{
-				{Name: "platform", Expression: platform.CEL()},
-				{Name: "controller", Expression: strconv.Quote(platform.Controller())},
-			}, inProcessVariables...),
-			Validations:   validations(inProcessRules),
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConditions: notSpared(platform),
+			Variables:       inProcessVariables(platform),
+			Validations:     validations(identityRules),
+			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
 		},
 	}
 	return vap, denyBinding(meta)
@@ -300,13 +330,63 @@ func tenantNamespaces(extra ...string) *metav1.LabelSelector {
 	return selector
 }
 
+// ContentName names the ValidatingAdmissionPolicy of the rules that read
+// the content of Services, budgets and Flux's appliers, notifications and
+// image automation, and its binding.
+const ContentName = "landlord-content"
+
+// Content is the ValidatingAdmissionPolicy of contentRules and fluxRules
+// and its binding: creates and updates of their kinds in tenant
+// namespaces, by anyone SparedCEL does not spare, the platform's admins
+// and Flux's controllers included.
+func Content(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	return kindPolicy(ContentName, slices.Concat(contentRules, fluxRules), notSpared(platform), inProcessVariables(platform))
+}
+
+// kindPolicy is the policy of rules, each of a kind, and its binding: it
+// matches creates and updates of those kinds in tenant namespaces.
+func kindPolicy(name string, rules []inProcessRule, conditions []admissionregistrationv1.MatchCondition, variables []admissionregistrationv1.Variable) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	meta := policyMeta()
+	meta.Name = name
+	var match []admissionregistrationv1.NamedRuleWithOperations
+	for _, gk := range ruleKinds(rules) {
+		k, _ := kinds.Lookup(gk)
+		match = append(match, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{k.Group}, APIVersions: []string{"*"}, Resources: []string{k.Resource},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+			},
+		}})
+	}
+	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: meta,
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: match},
+			MatchConditions:  conditions,
+			Variables:        variables,
+			Validations:      validations(rules),
+			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
+		},
+	}
+	return vap, denyBinding(meta)
+}
+
+// ruleKinds are the kinds rules read, in order of first mention.
+func ruleKinds(rules []inProcessRule) []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, r := range rules {
+		if !r.kind.Empty() && !slices.Contains(out, r.kind) {
+			out = append(out, r.kind)
+		}
+	}
+	return out
+}
+
 // validators are Landlord's policies compiled for each platform, as the
 // API server compiles them.
 var validators sync.Map // name, users and groups -> func() validating.Validator
-
-func compiled(platform Platform) validating.Validator {
-	return compiledPolicy(InProcessName, platform, InProcess)
-}
 
 // compiledPolicy is the policy build makes for platform, compiled once.
 func compiledPolicy(name string, platform Platform, build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)) validating.Validator {
@@ -380,20 +460,20 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
 	if holder != nil {
-		ns.Labels = render.PolicyLabels(holder)
+		ns.Labels, ns.Annotations = render.PolicyLabels(holder), render.PolicyAnnotations(holder)
 	}
 	gvk, gvr := kindOf(req)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
-	result := compiled(req.Platform).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
-	errs := decisions(result, inProcessRules)
-	if gk := gvk.GroupKind(); slices.Contains(ruleKinds(sourceRules), gk) && object != nil && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
-		if holder != nil {
-			ns.Annotations = render.PolicyAnnotations(holder)
+	var errs field.ErrorList
+	for _, p := range inProcessPolicies {
+		if p.name != InProcessName && !(slices.Contains(ruleKinds(p.rules), gvk.GroupKind()) && object != nil &&
+			(req.Operation == admissionv1.Create || req.Operation == admissionv1.Update)) {
+			continue // it matches creates and updates of its kinds only
 		}
-		result := compiledPolicy(SourcesName, req.Platform, Sources).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
-		errs = append(decisions(result, sourceRules), errs...)
+		result := compiledPolicy(p.name, req.Platform, p.build).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
+		errs = append(errs, decisions(result, p.rules)...)
 	}
 	return errs
 }

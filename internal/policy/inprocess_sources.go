@@ -10,10 +10,8 @@ import (
 	notificationv1beta3 "github.com/fluxcd/notification-controller/api/v1beta3"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
@@ -288,39 +286,5 @@ func namespaceAnnotation(key string) string {
 // Kubernetes' controllers and Flux's, which remove finalizers and owners,
 // change no field the rules read, which the ratchet lets through.
 func Sources(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	meta := policyMeta()
-	meta.Name = SourcesName
-	var rules []admissionregistrationv1.NamedRuleWithOperations
-	for _, gk := range ruleKinds(sourceRules) {
-		k, _ := kinds.Lookup(gk)
-		rules = append(rules, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{k.Group}, APIVersions: []string{"*"}, Resources: []string{k.Resource},
-				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-			},
-		}})
-	}
-	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: meta,
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: rules},
-			Variables:        append([]admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}}, sourceVariables...),
-			Validations:      validations(sourceRules),
-			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
-		},
-	}
-	return vap, denyBinding(meta)
-}
-
-// ruleKinds are the kinds rules read, in order of first mention.
-func ruleKinds(rules []inProcessRule) []schema.GroupKind {
-	var out []schema.GroupKind
-	for _, r := range rules {
-		if !r.kind.Empty() && !slices.Contains(out, r.kind) {
-			out = append(out, r.kind)
-		}
-	}
-	return out
+	return kindPolicy(SourcesName, sourceRules, nil, append([]admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}}, sourceVariables...))
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"slices"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -49,7 +48,7 @@ func TestContentRulesMatchTheRoutes(t *testing.T) {
 			t.Errorf("%s: a webhook rule reads its content: %v, yet kinds.Kind.InProcess is %v", k.GroupKind(), judged, k.InProcess)
 		}
 	}
-	for _, r := range slices.Concat(inProcessRules, sourceRules) {
+	for _, r := range inProcessRules {
 		if k, ok := kinds.Lookup(r.kind); !r.kind.Empty() && (!ok || !k.InProcess) {
 			t.Errorf("%s reads %s in the API server, which the registry still routes to the webhook", r.rule.ID, r.kind)
 		}
@@ -66,12 +65,12 @@ func TestInProcessPolicyCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := cel.OptionalVariableDeclarations{HasAuthorizer: true}
-	main, _ := InProcess(Platform{})
-	sources, _ := Sources(Platform{})
-	for _, p := range []struct {
-		vap   *admissionregistrationv1.ValidatingAdmissionPolicy
-		rules []inProcessRule
-	}{{main, inProcessRules}, {sources, sourceRules}} {
+	for _, policy := range inProcessPolicies {
+		vap, _ := policy.build(Platform{})
+		p := struct {
+			vap   *admissionregistrationv1.ValidatingAdmissionPolicy
+			rules []inProcessRule
+		}{vap, policy.rules}
 		for _, v := range p.vap.Spec.Variables {
 			if r := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
 				t.Errorf("%s: variable %s: %v", p.vap.Name, v.Name, r.Error)

@@ -151,13 +151,16 @@ func TenantRole(platform Platform) (*admissionregistrationv1.ValidatingAdmission
 }
 
 // ValidatingPolicies are Landlord's ValidatingAdmissionPolicies for
-// platform, each followed by its binding: the in-process rules, the
-// source rules and the tenant role's.
+// platform, each followed by its binding: those of the in-process rules and
+// the tenant role's.
 func ValidatingPolicies(platform Platform) []client.Object {
-	vap, binding := InProcess(platform)
-	sources, sourcesBinding := Sources(platform)
+	var objects []client.Object
+	for _, p := range inProcessPolicies {
+		vap, binding := p.build(platform)
+		objects = append(objects, vap, binding)
+	}
 	role, roleBinding := TenantRole(platform)
-	return []client.Object{vap, binding, sources, sourcesBinding, role, roleBinding}
+	return append(objects, role, roleBinding)
 }
 
 // AggregatedRole is TenantRole's verdict on role as the platform writes
