@@ -103,6 +103,11 @@ func (a *Auditor) Run(ctx context.Context, names ...string) ([]Check, error) {
 		return nil, err
 	}
 	checks = append(checks, role...)
+	policies, err := a.policies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, policies...)
 	flux, err := a.fluxLockdown(ctx)
 	if err != nil {
 		return nil, err

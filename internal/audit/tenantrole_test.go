@@ -1,12 +1,15 @@
 package audit_test
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,4 +71,70 @@ func TestAuditTenantRole(t *testing.T) {
 			t.Errorf("%s %s, want a FAIL saying %q", c.Result, c.Detail, want)
 		}
 	}
+}
+
+// TestAuditPolicies: Landlord's admission policies pass as the controller
+// applies them; with the sources policy's binding deleted and a validation
+// of the content policy edited, the audit fails naming both.
+func TestAuditPolicies(t *testing.T) {
+	policyCheck := func() audit.Check {
+		t.Helper()
+		checks, err := (&audit.Auditor{Client: k8s, Config: env.Config, FluxNamespace: "no-flux"}).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range checks {
+			if c.Kind == "admission" {
+				return c
+			}
+		}
+		t.Fatal("no admission check")
+		return audit.Check{}
+	}
+	content := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	testenv.Eventually(t, time.Minute, func() error { // the controller applies them
+		return errors.Join(k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, content), k8s.Get(ctx, client.ObjectKey{Name: policy.SourcesName}, binding))
+	})
+	if c := policyCheck(); c.Result != audit.Pass {
+		t.Fatalf("as applied: %s %s", c.Result, c.Detail)
+	}
+
+	// Put back as they were, for the package's other tests.
+	restored := content.DeepCopy()
+	t.Cleanup(func() {
+		binding.ResourceVersion = ""
+		_ = k8s.Create(ctx, binding)
+		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, live) == nil {
+			live.Spec = restored.Spec
+			_ = k8s.Update(ctx, live)
+		}
+	})
+	// The controller writes them again as it starts: until it is done,
+	// the damage is done again.
+	validations := len(content.Spec.Validations)
+	testenv.Eventually(t, 30*time.Second, func() error {
+		if err := k8s.Delete(ctx, binding.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, live); err != nil {
+			return err
+		}
+		live.Spec.Validations[0].Expression = "true"
+		if err := k8s.Update(ctx, live); err != nil {
+			return err
+		}
+		c := policyCheck()
+		for _, want := range []string{
+			"ValidatingAdmissionPolicyBinding " + policy.SourcesName + " is missing",
+			"ValidatingAdmissionPolicy " + policy.ContentName + " holds " + fmt.Sprint(validations-1) + " of its " + fmt.Sprint(validations) + " validations as rendered",
+		} {
+			if c.Result != audit.Fail || !strings.Contains(c.Detail, want) {
+				return fmt.Errorf("%s %s, want a FAIL saying %q", c.Result, c.Detail, want)
+			}
+		}
+		return nil
+	})
 }
