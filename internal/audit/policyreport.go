@@ -60,14 +60,15 @@ type result struct {
 // check: an identity that reaches past its tenant is worse than a tenant
 // not yet provisioned.
 var policies = map[string]struct{ policy, category, severity string }{
-	"ready":    {"landlord-tenant-ready", "Provisioning", "medium"},
-	"access":   {"landlord-tenant-access", "Authorization", "high"},
-	"escape":   {"landlord-tenant-escape", "Admission", "high"},
-	"census":   {"landlord-tenant-census", "Admission", "high"},
-	"holdings": {"landlord-tenant-holdings", "Ownership", "medium"},
-	"released": {"landlord-released-namespace", "Release", "high"},
-	"role":     {"landlord-tenant-role", "Authorization", "high"},
-	"flux":     {"landlord-flux-lockdown", "Flux lockdown", "high"},
+	"ready":     {"landlord-tenant-ready", "Provisioning", "medium"},
+	"access":    {"landlord-tenant-access", "Authorization", "high"},
+	"escape":    {"landlord-tenant-escape", "Admission", "high"},
+	"census":    {"landlord-tenant-census", "Admission", "high"},
+	"holdings":  {"landlord-tenant-holdings", "Ownership", "medium"},
+	"released":  {"landlord-released-namespace", "Release", "high"},
+	"role":      {"landlord-tenant-role", "Authorization", "high"},
+	"flux":      {"landlord-flux-lockdown", "Flux lockdown", "high"},
+	"admission": {"landlord-admission-policies", "Admission", "high"},
 }
 
 // PolicyReports turns checks into a PolicyReport in each namespace of

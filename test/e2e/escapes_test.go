@@ -205,7 +205,7 @@ spec:
     name: flux-system
     namespace: flux-system
 `),
-			want:  []string{`Kustomization/rogue/fleet dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.sourceRef.namespace`, `LL002: cross-namespace references are denied`},
+			want:  []string{`Kustomization/rogue/fleet dry-run failed`, `ValidatingAdmissionPolicy 'landlord-content' with binding 'landlord-content' denied request`, `spec.sourceRef.namespace`, `LL002: cross-namespace references are denied`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "fleet"}},
 		},
 		{
@@ -226,13 +226,13 @@ spec:
   decryption:
     provider: sops
 `),
-			want:  []string{`Kustomization/rogue/secrets dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.decryption.secretRef`, `LL005: decryption without keys of its own uses kustomize-controller's keys`},
+			want:  []string{`Kustomization/rogue/secrets dry-run failed`, `ValidatingAdmissionPolicy 'landlord-content' with binding 'landlord-content' denied request`, `spec.decryption.secretRef`, `LL005: decryption without keys of its own uses kustomize-controller's keys`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "secrets"}},
 		},
 		{
 			name:  "ExternalName Service proxying into another tenant",
 			files: objectFile("apiVersion: v1\nkind: Service\nmetadata:\n  name: tunnel\n  namespace: rogue\nspec:\n  type: ExternalName\n  externalName: web." + victim + ".svc.cluster.local\n"),
-			want:  []string{`Service/rogue/tunnel dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.type: Forbidden: LL021: tenant rogue may not alias other names`},
+			want:  []string{`Service/rogue/tunnel dry-run failed`, `ValidatingAdmissionPolicy 'landlord-content' with binding 'landlord-content' denied request`, `spec.type: Forbidden: LL021: tenant rogue may not alias other names`},
 			never: &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "tunnel"}},
 		},
 		{
@@ -254,7 +254,7 @@ spec:
     secretRef:
       name: other-cluster
 `),
-			want:  []string{`Kustomization/rogue/elsewhere dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.kubeConfig`, `LL004: remote clusters are denied`},
+			want:  []string{`Kustomization/rogue/elsewhere dry-run failed`, `ValidatingAdmissionPolicy 'landlord-content' with binding 'landlord-content' denied request`, `spec.kubeConfig`, `LL004: remote clusters are denied`},
 			never: &kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "elsewhere"}},
 		},
 		{
@@ -274,7 +274,7 @@ spec:
         kind: HelmRepository
         name: podinfo
 `),
-			want:  []string{`HelmRelease/rogue/hijack dry-run failed`, `ValidatingAdmissionPolicy 'landlord' with binding 'landlord' denied request`, `spec.targetNamespace`, `LL003: must be a namespace of tenant rogue`},
+			want:  []string{`HelmRelease/rogue/hijack dry-run failed`, `ValidatingAdmissionPolicy 'landlord-content' with binding 'landlord-content' denied request`, `spec.targetNamespace`, `LL003: must be a namespace of tenant rogue`},
 			never: &helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "hijack"}},
 		},
 		{
