@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -60,105 +59,101 @@ const (
 // controller keeps on each of its namespaces (render.PolicyAnnotations,
 // render.PolicyLabels). They judge Landlord's own renders too: a Tenant's
 // spec.sources is held to its allowedSources here.
-var sourceRules = slices.Concat(
-	[]inProcessRule{
-		serviceAccountRule(gitRepositoryKind),
-		providerRule(gitRepositoryKind, gitProviders, true),
-		urlRule(gitRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
-		{
-			rule:  ruleFetches,
-			field: field.NewPath("spec", "recurseSubmodules"),
-			kind:  gitRepositoryKind,
-			valid: `variables.template || !variables.confined || !has(object.spec.recurseSubmodules) || !object.spec.recurseSubmodules || ` +
-				same(gitRepositoryKind, specField("recurseSubmodules", "false")),
-			detail: `"submodules are fetched from the URLs in the repository's .gitmodules, which no rule sees; allowed: false, with each submodule a GitRepository ` +
-				`of its own matching spec.allowedSources of tenant " + ` + labelledTenant + ` + ", pulled in by spec.include"`,
-		},
-
-		serviceAccountRule(ociRepositoryKind),
-		providerRule(ociRepositoryKind, genericProviders, true),
-		urlRule(ociRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
-
-		providerRule(helmRepositoryKind, genericProviders, false),
-		urlRule(helmRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
-		{
-			// source-controller downloads a chart from whatever URL the HTTP
-			// index lists, on any host, and no flag confines it; an OCI
-			// repository pulls below its own URL. The platform may write an
-			// HTTP one, vouching for its index. A URL outside allowedSources
-			// is LL008's already.
-			rule:  ruleFetches,
-			field: field.NewPath("spec", "url"),
-			kind:  helmRepositoryKind,
-			valid: fmt.Sprintf(`!variables.confined || %s == %q || variables.platform || `, specString("type")("object"), sourcev1.HelmRepositoryTypeOCI) +
-				same(helmRepositoryKind, specString("url"), specString("type")),
-			detail: `"source-controller downloads charts from any URL an HTTP Helm index lists, which no rule sees; allowed: spec.type oci, ` +
-				`a chart from a GitRepository or OCIRepository, or an HTTP HelmRepository written by the platform"`,
-		},
-
-		serviceAccountRule(bucketKind),
-		providerRule(bucketKind, genericProviders, true),
-		// <scheme>://<endpoint>/<bucketName>, and unlike the other
-		// sources it needs an allowedSources entry.
-		urlRule(bucketKind, field.NewPath("spec", "endpoint"), func(o string) string {
-			return fmt.Sprintf(`((has(%[1]s.spec.insecure) && %[1]s.spec.insecure ? "http://" : "https://") + %[2]s + "/" + %[3]s)`,
-				o, specString("endpoint")(o), specString("bucketName")(o))
-		}, "false"),
-		// Its Security Token Service: source-controller asks it for
-		// credentials, sending the username and password of sts.secretRef.
-		urlRule(bucketKind, field.NewPath("spec", "sts", "endpoint"), func(o string) string {
-			return fmt.Sprintf(`(has(%[1]s.spec.sts) && has(%[1]s.spec.sts.endpoint) ? %[1]s.spec.sts.endpoint : "")`, o)
-		}, "!has(object.spec.sts)"),
-
-		{
-			// kustomize- and helm-controller download the URL in its status,
-			// which whoever may write the object's status chooses.
-			rule:   ruleFetches,
-			field:  field.NewPath("spec"),
-			kind:   externalArtifactKind,
-			valid:  `variables.platform || ` + same(externalArtifactKind, specField("", "null")),
-			detail: `"an ExternalArtifact's status names the URL Flux downloads, and tenants may write status; allowed: ExternalArtifacts written by the platform"`,
-		},
-
-		serviceAccountRule(imageRepositoryKind),
-		providerRule(imageRepositoryKind, genericProviders, true),
-		{
-			// Policies may only reference their own namespace, so granting
-			// others access serves only other tenants.
-			rule:   ruleImageAutomation,
-			field:  field.NewPath("spec", "accessFrom"),
-			kind:   imageRepositoryKind,
-			valid:  `!has(object.spec.accessFrom) || ` + same(imageRepositoryKind, specField("accessFrom", "null")),
-			detail: `"access from other namespaces is denied; allowed: unset"`,
-		},
-		urlRule(imageRepositoryKind, field.NewPath("spec", "image"), func(o string) string {
-			return fmt.Sprintf(`(%[1]s == "" ? "" : "oci://" + %[1]s)`, specString("image")(o))
-		}, ""),
-
-		{
-			rule:  ruleWorkloadIdentity,
-			field: field.NewPath("spec", "serviceAccountName"),
-			kind:  providerKind,
-			valid: fmt.Sprintf(`!(%s in %s) || %s != "" || `, specString("type")("object"), CELList(cloudNotifiers), specString("serviceAccountName")("object")) +
-				same(providerKind, specString("type"), specString("serviceAccountName")),
-			detail: `"provider type " + object.spec.type + " without a serviceAccountName authenticates as notification-controller itself; allowed: " + ` +
-				`(variables.workloadIdentity ? "a serviceAccountName of namespace " + request.namespace : "none: tenant " + ` + labelledTenant + ` + " may not use workload identity") + ` +
-				strconv.Quote("; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret"),
-		},
-		serviceAccountRule(providerKind),
+var sourceRules = []inProcessRule{
+	serviceAccountRule(gitRepositoryKind),
+	providerRule(gitRepositoryKind, gitProviders, true),
+	urlRule(gitRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
+	{
+		rule:  ruleFetches,
+		field: field.NewPath("spec", "recurseSubmodules"),
+		kind:  gitRepositoryKind,
+		valid: `variables.template || !variables.confined || !has(object.spec.recurseSubmodules) || !object.spec.recurseSubmodules || ` +
+			same(gitRepositoryKind, specField("recurseSubmodules", "false")),
+		detail: `"submodules are fetched from the URLs in the repository's .gitmodules, which no rule sees; allowed: false, with each submodule a GitRepository ` +
+			`of its own matching spec.allowedSources of tenant " + ` + labelledTenant + ` + ", pulled in by spec.include"`,
 	},
+
+	serviceAccountRule(ociRepositoryKind),
+	providerRule(ociRepositoryKind, genericProviders, true),
+	urlRule(ociRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
+
+	providerRule(helmRepositoryKind, genericProviders, false),
+	urlRule(helmRepositoryKind, field.NewPath("spec", "url"), specString("url"), ""),
+	{
+		// source-controller downloads a chart from whatever URL the HTTP
+		// index lists, on any host, and no flag confines it; an OCI
+		// repository pulls below its own URL. The platform may write an
+		// HTTP one, vouching for its index. Whatever the URL: an OCI one
+		// admitted outside allowedSources may not turn HTTP.
+		rule:  ruleFetches,
+		field: field.NewPath("spec", "url"),
+		kind:  helmRepositoryKind,
+		valid: fmt.Sprintf(`!variables.confined || %s == %q || variables.platform || `, specString("type")("object"), sourcev1.HelmRepositoryTypeOCI) +
+			same(helmRepositoryKind, specString("url"), specString("type")),
+		detail: `"source-controller downloads charts from any URL an HTTP Helm index lists, which no rule sees; allowed: spec.type oci, ` +
+			`a chart from a GitRepository or OCIRepository, or an HTTP HelmRepository written by the platform"`,
+	},
+
+	serviceAccountRule(bucketKind),
+	providerRule(bucketKind, genericProviders, true),
+	// <scheme>://<endpoint>/<bucketName>, and unlike the other
+	// sources it needs an allowedSources entry.
+	urlRule(bucketKind, field.NewPath("spec", "endpoint"), func(o string) string {
+		return fmt.Sprintf(`((has(%[1]s.spec.insecure) && %[1]s.spec.insecure ? "http://" : "https://") + %[2]s + "/" + %[3]s)`,
+			o, specString("endpoint")(o), specString("bucketName")(o))
+	}, "false"),
+	// Its Security Token Service: source-controller asks it for
+	// credentials, sending the username and password of sts.secretRef.
+	urlRule(bucketKind, field.NewPath("spec", "sts", "endpoint"), func(o string) string {
+		return fmt.Sprintf(`(has(%[1]s.spec.sts) && has(%[1]s.spec.sts.endpoint) ? %[1]s.spec.sts.endpoint : "")`, o)
+	}, "!has(object.spec.sts)"),
+
+	{
+		// kustomize- and helm-controller download the URL in its status,
+		// which whoever may write the object's status chooses.
+		rule:   ruleFetches,
+		field:  field.NewPath("spec"),
+		kind:   externalArtifactKind,
+		valid:  `variables.platform || ` + same(externalArtifactKind, specField("", "null")),
+		detail: `"an ExternalArtifact's status names the URL Flux downloads, and tenants may write status; allowed: ExternalArtifacts written by the platform"`,
+	},
+
+	serviceAccountRule(imageRepositoryKind),
+	providerRule(imageRepositoryKind, genericProviders, true),
+	{
+		// Policies may only reference their own namespace, so granting
+		// others access serves only other tenants.
+		rule:   ruleImageAutomation,
+		field:  field.NewPath("spec", "accessFrom"),
+		kind:   imageRepositoryKind,
+		valid:  `!has(object.spec.accessFrom) || ` + same(imageRepositoryKind, specField("accessFrom", "null")),
+		detail: `"access from other namespaces is denied; allowed: unset"`,
+	},
+	urlRule(imageRepositoryKind, field.NewPath("spec", "image"), func(o string) string {
+		return fmt.Sprintf(`(%[1]s == "" ? "" : "oci://" + %[1]s)`, specString("image")(o))
+	}, ""),
+
+	{
+		rule:  ruleWorkloadIdentity,
+		field: field.NewPath("spec", "serviceAccountName"),
+		kind:  providerKind,
+		valid: fmt.Sprintf(`!(%s in %s) || %s != "" || `, specString("type")("object"), CELList(cloudNotifiers), specString("serviceAccountName")("object")) +
+			same(providerKind, specString("type"), specString("serviceAccountName")),
+		detail: `"provider type " + object.spec.type + " without a serviceAccountName authenticates as notification-controller itself; allowed: " + ` +
+			`(variables.workloadIdentity ? "a serviceAccountName of namespace " + request.namespace : "none: tenant " + ` + labelledTenant + ` + " may not use workload identity") + ` +
+			strconv.Quote("; types other than "+strings.Join(cloudNotifiers, ", ")+" authenticate with their Secret"),
+	},
+	serviceAccountRule(providerKind),
 	// Where notification-controller posts: a confined tenant's address
 	// and proxy are URLs like any source's, but for the address the
 	// platform named in spec.notifications. A googlepubsub address is a
 	// project ID, posted to Google's fixed endpoint.
-	[]inProcessRule{
-		urlRule(providerKind, field.NewPath("spec", "address"), func(o string) string {
-			address := specString("address")(o)
-			return fmt.Sprintf(`(%s == "googlepubsub" || %s == variables.notifications ? "" : %s)`, specString("type")(o), address, address)
-		}, ""),
-		urlRule(providerKind, field.NewPath("spec", "proxy"), specString("proxy"), ""),
-	},
-)
+	urlRule(providerKind, field.NewPath("spec", "address"), func(o string) string {
+		address := specString("address")(o)
+		return fmt.Sprintf(`(%s == "googlepubsub" || %s == variables.notifications ? "" : %s)`, specString("type")(o), address, address)
+	}, ""),
+	urlRule(providerKind, field.NewPath("spec", "proxy"), specString("proxy"), ""),
+}
 
 // same is a CEL expression true on an update of kind keeping each value
 // of (spelled for an object named o) as it was: the ratchet, so that
