@@ -198,19 +198,22 @@ func allowedURL(u string) string {
 // urlRule is rule LL008 on the URL at p, which of spells for an object: it
 // matches the tenant's allowedSources. unjudged is a CEL expression true
 // where the URL is not judged, "" for the common case: an empty
-// allowedSources allows any URL, and an empty URL is not judged. Landlord's
-// renders from platform templates stand outside allowedSources by design.
-// The ratchet lets an update keep the URL it had.
+// allowedSources allows any URL, and an empty URL is not judged. The
+// GitRepositories Landlord renders from platform templates stand outside
+// allowedSources by design. The ratchet lets an update keep the URL it had.
 func urlRule(kind schema.GroupKind, p *field.Path, of func(o string) string, unjudged string) inProcessRule {
 	u := of("object")
 	if unjudged == "" {
 		unjudged = `!variables.confined || ` + u + ` == ""`
 	}
+	if kind == gitRepositoryKind {
+		unjudged = "variables.template || " + unjudged
+	}
 	return inProcessRule{
 		rule:  ruleSources,
 		field: p,
 		kind:  kind,
-		valid: fmt.Sprintf(`variables.template || %s || %s || %s`, unjudged, allowedURL(u), same(kind, of)),
+		valid: fmt.Sprintf(`%s || %s || %s`, unjudged, allowedURL(u), same(kind, of)),
 		detail: `!variables.annotated ? "namespace " + request.namespace + " does not carry tenant " + ` + labelledTenant + ` + "'s allowedSources yet; allowed: after Landlord's next reconcile of the tenant" : ` +
 			`size(variables.allowed) == 0 ? "tenant " + ` + labelledTenant + ` + " has no spec.allowedSources, which this kind needs; allowed: none" : ` +
 			`"the URL " + ` + u + ` + " matches no spec.allowedSources of tenant " + ` + labelledTenant + ` + "; allowed: " + variables.allowed.join(", ")`,
