@@ -24,20 +24,7 @@ import (
 // deleted, a role that mints tokens joins the tenant role, and the audit
 // fails on both.
 func TestAuditTenantRole(t *testing.T) {
-	roleCheck := func() audit.Check {
-		t.Helper()
-		checks, err := (&audit.Auditor{Client: k8s, Config: env.Config, FluxNamespace: "no-flux"}).Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range checks {
-			if c.Kind == "role" {
-				return c
-			}
-		}
-		t.Fatal("no role check")
-		return audit.Check{}
-	}
+	roleCheck := func() audit.Check { return checkOf(t, "role") }
 	labels := map[string]string{v1alpha1.AggregateToTenantLabel: "true"}
 	monitors := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "audit-monitors", Labels: labels}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"servicemonitors"}, Verbs: []string{"get", "create"}},
@@ -77,20 +64,7 @@ func TestAuditTenantRole(t *testing.T) {
 // applies them; with the sources policy's binding deleted and a validation
 // of the content policy edited, the audit fails naming both.
 func TestAuditPolicies(t *testing.T) {
-	policyCheck := func() audit.Check {
-		t.Helper()
-		checks, err := (&audit.Auditor{Client: k8s, Config: env.Config, FluxNamespace: "no-flux"}).Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range checks {
-			if c.Kind == "admission" {
-				return c
-			}
-		}
-		t.Fatal("no admission check")
-		return audit.Check{}
-	}
+	policyCheck := func() audit.Check { return checkOf(t, "admission") }
 	content := &admissionregistrationv1.ValidatingAdmissionPolicy{}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 	testenv.Eventually(t, time.Minute, func() error { // the controller applies them
@@ -137,4 +111,20 @@ func TestAuditPolicies(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// checkOf runs the audit and returns its check of kind.
+func checkOf(t *testing.T, kind string) audit.Check {
+	t.Helper()
+	checks, err := (&audit.Auditor{Client: k8s, Config: env.Config, FluxNamespace: "no-flux"}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if c.Kind == kind {
+			return c
+		}
+	}
+	t.Fatalf("no %s check", kind)
+	return audit.Check{}
 }
