@@ -28,8 +28,9 @@ func secretFetches(secret *corev1.Secret, s scope) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, key := range secretURLKeys {
+		v, ok := secret.Data[key]
 		// Trimmed as notification-controller trims it.
-		if v, ok := secret.Data[key]; ok && !sourceurl.Match(s.tenant.Spec.AllowedSources, strings.TrimSpace(string(v))) && !notificationsAddress(strings.TrimSpace(string(v)), s) {
+		if url := strings.TrimSpace(string(v)); ok && !sourceurl.Match(s.tenant.Spec.AllowedSources, url) && !notificationsAddress(url, s) {
 			errs = append(errs, forbidden(ruleSources, field.NewPath("data").Key(key),
 				"Flux reads this key as a URL (a Provider's address or proxy, a proxySecretRef's proxy) and it matches no spec.allowedSources of tenant "+
 					s.tenant.Name+"; allowed: "+quoteList(s.tenant.Spec.AllowedSources)+", or another key name"))

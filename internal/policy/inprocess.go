@@ -78,7 +78,7 @@ func (r inProcessRule) judges() string {
 // readsContent reports whether an in-process rule reads the content of
 // objects of kind gk, which the offline evaluator then passes whole.
 func readsContent(gk schema.GroupKind) bool {
-	return slices.Contains(ruleKinds(inProcessRules), gk)
+	return slices.ContainsFunc(inProcessPolicies, func(p inProcessPolicy) bool { return slices.Contains(p.kinds, gk) })
 }
 
 // The kinds whose content rules run here: LL023 on budgets, LL013, LL017
@@ -106,11 +106,25 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules)
 
 // inProcessPolicy is one of Landlord's ValidatingAdmissionPolicies: its
-// name, its rules in the order of its validations, and its build.
+// name, its rules in the order of its validations, its build, and the
+// kinds its rules read (ruleKinds), whose creates and updates alone it
+// matches; none for a policy of every request.
 type inProcessPolicy struct {
 	name  string
 	rules []inProcessRule
 	build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+	kinds []schema.GroupKind
+}
+
+// policyOf is the inProcessPolicy of name, its kinds read off its rules.
+func policyOf(name string, rules []inProcessRule, build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)) inProcessPolicy {
+	return inProcessPolicy{name: name, rules: rules, build: build, kinds: ruleKinds(rules)}
+}
+
+// matches reports whether p judges a request of kind gk: every request, or
+// the creates and updates of its kinds.
+func (p inProcessPolicy) matches(gk schema.GroupKind, op admissionv1.Operation, object runtime.Object) bool {
+	return len(p.kinds) == 0 || slices.Contains(p.kinds, gk) && object != nil && (op == admissionv1.Create || op == admissionv1.Update)
 }
 
 // inProcessPolicies are the policies of inProcessRules. The identity rules
@@ -118,9 +132,9 @@ type inProcessPolicy struct {
 // validation and its message on every request a policy matches, and the
 // others match only writes of the kinds they read.
 var inProcessPolicies = []inProcessPolicy{
-	{InProcessName, identityRules, InProcess},
-	{ContentName, slices.Concat(contentRules, fluxRules), Content},
-	{SourcesName, sourceRules, Sources},
+	policyOf(InProcessName, identityRules, InProcess),
+	policyOf(ContentName, slices.Concat(contentRules, fluxRules), Content),
+	policyOf(SourcesName, sourceRules, Sources),
 }
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
@@ -265,28 +279,38 @@ func markerCheck(who string) string {
 // CONNECT included, in a tenant namespace by anyone SparedCEL does not
 // spare; the rules spare the whole platform.
 func InProcess(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	match := &admissionregistrationv1.MatchResources{
+		NamespaceSelector: tenantNamespaces(),
+		// Subresources and CONNECT too: a token, a scale, an eviction or
+		// an exec in another tenant's namespace is a write there, and a
+		// status update may strip Landlord's label.
+		ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+			},
+		}}},
+	}
+	return newPolicy(InProcessName, match, notSpared(platform), inProcessVariables(platform), identityRules)
+}
+
+// newPolicy is the ValidatingAdmissionPolicy of name denying what rules
+// refuse of the requests match and conditions select, failing closed, and
+// its binding.
+func newPolicy(name string, match *admissionregistrationv1.MatchResources, conditions []admissionregistrationv1.MatchCondition,
+	variables []admissionregistrationv1.Variable, rules []inProcessRule) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	meta := policyMeta()
+	meta.Name = name
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: meta,
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				NamespaceSelector: tenantNamespaces(),
-				// Subresources and CONNECT too: a token, a scale, an eviction
-				// or an exec in another tenant's namespace is a write there,
-				// and a status update may strip Landlord's label.
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
-					Rule: admissionregistrationv1.Rule{
-						APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"},
-						Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-					},
-				}}},
-			},
-			MatchConditions: notSpared(platform),
-			Variables:       inProcessVariables(platform),
-			Validations:     validations(identityRules),
-			FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: match,
+			MatchConditions:  conditions,
+			Variables:        variables,
+			Validations:      validations(rules),
+			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 		},
 	}
 	return vap, denyBinding(meta)
@@ -346,8 +370,6 @@ func Content(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPol
 // kindPolicy is the policy of rules, each of a kind, and its binding: it
 // matches creates and updates of those kinds in tenant namespaces.
 func kindPolicy(name string, rules []inProcessRule, conditions []admissionregistrationv1.MatchCondition, variables []admissionregistrationv1.Variable) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	meta := policyMeta()
-	meta.Name = name
 	var match []admissionregistrationv1.NamedRuleWithOperations
 	for _, gk := range ruleKinds(rules) {
 		k, _ := kinds.Lookup(gk)
@@ -359,18 +381,7 @@ func kindPolicy(name string, rules []inProcessRule, conditions []admissionregist
 			},
 		}})
 	}
-	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: meta,
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: match},
-			MatchConditions:  conditions,
-			Variables:        variables,
-			Validations:      validations(rules),
-			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
-		},
-	}
-	return vap, denyBinding(meta)
+	return newPolicy(name, &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: match}, conditions, variables, rules)
 }
 
 // ruleKinds are the kinds rules read, in order of first mention.
@@ -468,9 +479,8 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
 	var errs field.ErrorList
 	for _, p := range inProcessPolicies {
-		if p.name != InProcessName && !(slices.Contains(ruleKinds(p.rules), gvk.GroupKind()) && object != nil &&
-			(req.Operation == admissionv1.Create || req.Operation == admissionv1.Update)) {
-			continue // it matches creates and updates of its kinds only
+		if !p.matches(gvk.GroupKind(), req.Operation, object) {
+			continue
 		}
 		result := compiledPolicy(p.name, req.Platform, p.build).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
 		errs = append(errs, decisions(result, p.rules)...)

@@ -123,31 +123,20 @@ func resourceCEL(x string, want []string) string {
 // v1alpha1.AggregateToTenantLabel, whoever writes it.
 func TenantRole(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	label := v1alpha1.AggregateToTenantLabel
-	meta := policyMeta()
-	meta.Name = TenantRoleName
-	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: meta,
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				// Old or new object labelled; the condition keeps the new.
-				ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: label, Operator: metav1.LabelSelectorOpIn, Values: []string{"true"}}}},
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule: admissionregistrationv1.Rule{
-						APIGroups: []string{rbacv1.GroupName}, APIVersions: []string{"*"}, Resources: []string{"clusterroles"},
-						Scope: ptr.To(admissionregistrationv1.ClusterScope),
-					},
-				}}},
+	match := &admissionregistrationv1.MatchResources{
+		// Old or new object labelled; the condition keeps the new.
+		ObjectSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: label, Operator: metav1.LabelSelectorOpIn, Values: []string{"true"}}}},
+		ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{rbacv1.GroupName}, APIVersions: []string{"*"}, Resources: []string{"clusterroles"},
+				Scope: ptr.To(admissionregistrationv1.ClusterScope),
 			},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "aggregated",
-				Expression: fmt.Sprintf("has(object.metadata.labels) && %q in object.metadata.labels && object.metadata.labels[%[1]q] == \"true\"", label)}},
-			Variables:     []admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}},
-			Validations:   validations(tenantRoleRules()),
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-		},
+		}}},
 	}
-	return vap, denyBinding(meta)
+	conditions := []admissionregistrationv1.MatchCondition{{Name: "aggregated",
+		Expression: fmt.Sprintf("has(object.metadata.labels) && %q in object.metadata.labels && object.metadata.labels[%[1]q] == \"true\"", label)}}
+	return newPolicy(TenantRoleName, match, conditions, []admissionregistrationv1.Variable{{Name: "platform", Expression: platform.CEL()}}, tenantRoleRules())
 }
 
 // ValidatingPolicies are Landlord's ValidatingAdmissionPolicies for

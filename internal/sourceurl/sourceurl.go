@@ -76,8 +76,8 @@ func Regexp(pattern string) (expr string, ok bool) {
 func Regexps(patterns []string) []string {
 	var out []string
 	for _, p := range patterns {
-		if expr, ok := Regexp(p); ok {
-			out = append(out, expr)
+		if re := compiled(p); re != nil {
+			out = append(out, re.String())
 		}
 	}
 	return out
@@ -100,7 +100,8 @@ func Match(patterns []string, raw string) bool {
 var (
 	malformed = regexp.MustCompile(Malformed)
 	// cache holds each pattern's compiled expression: the webhook matches
-	// the same few patterns on every Secret it judges.
+	// the same few patterns on every Secret it judges, and the offline
+	// evaluator renders them on every request it judges.
 	cache sync.Map // pattern -> *regexp.Regexp, nil for none
 )
 
