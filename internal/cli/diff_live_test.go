@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,20 +32,24 @@ func TestDiffLive(t *testing.T) {
 		}
 	}
 	// Each namespace holds kube-root-ca.crt and tenant-vars; b two more.
+	seen := map[string]string{}
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		for ns, want := range map[string]int64{"diff-live-a": 2, "diff-live-b": 4} {
 			q := &corev1.ResourceQuota{}
 			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: render.QuotaName}, q); err != nil {
+				seen[ns] = err.Error()
 				return false, client.IgnoreNotFound(err)
 			}
-			if used := q.Status.Used["configmaps"]; used.Value() != want {
+			used := q.Status.Used["configmaps"]
+			seen[ns] = "used " + used.String() + " of " + q.Status.Hard.Name("configmaps", resource.DecimalSI).String()
+			if used.Value() != want {
 				return false, nil
 			}
 		}
 		return true, nil
 	})
 	if err != nil {
-		t.Fatalf("quota use of the namespaces: %v", err)
+		t.Fatalf("quota use of the namespaces: %v (last seen: %v)", err, seen)
 	}
 
 	dir := t.TempDir()
