@@ -42,6 +42,22 @@ const (
 	// confined tenant's Provider may post to: the API server's policy
 	// reads it.
 	NotificationsAddressAnnotation = "landlord.dev/notifications-address"
+	// The annotations of a tenant namespace holding what the tenant's pods
+	// may choose, which the API server's policy reads: priority classes,
+	// node labels (a key alone for any value, or key=value), tolerations
+	// ("key value effect", each part empty for any), storage classes and
+	// image prefixes ("*" alone where the Tenant bounds no image), one a
+	// line; whether every pull is checked against the registry and every
+	// container declares its resources ("true" or "false"); and the
+	// ServiceAccounts TenantResources stamp there, which pods may not run as.
+	PriorityClassesAnnotation  = "landlord.dev/priority-classes"
+	NodeLabelsAnnotation       = "landlord.dev/node-labels"
+	TolerationsAnnotation      = "landlord.dev/tolerations"
+	StorageClassesAnnotation   = "landlord.dev/storage-classes"
+	AllowedImagesAnnotation    = "landlord.dev/allowed-images"
+	PullAlwaysAnnotation       = "landlord.dev/pull-always"
+	RequireResourcesAnnotation = "landlord.dev/require-resources"
+	StampedAccountsAnnotation  = "landlord.dev/stamped-accounts"
 
 	// FieldManager is the one server-side apply manager of everything the
 	// controller writes: what its entries of an object's managed fields

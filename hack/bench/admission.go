@@ -116,6 +116,10 @@ var benchKinds = []struct {
 			},
 		})
 	}},
+	// A kind the webhook still judges (the keys Flux reads as URLs).
+	{schema.GroupKind{Kind: "Secret"}, func(ctx context.Context, c client.Client, ns, name string) error {
+		return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: map[string]string{"token": "value"}})
+	}},
 	{schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}, func(ctx context.Context, c client.Client, ns, name string) error {
 		return c.Create(ctx, &kustomizev1.Kustomization{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},

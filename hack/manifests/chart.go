@@ -291,6 +291,10 @@ func webhookTemplates() []string {
 		}
 		doc := string(data)
 		_, webhooks := u["webhooks"]
+		if u["kind"] == "ValidatingAdmissionPolicyBinding" {
+			// A parameter lives in the controller's namespace.
+			doc = strings.ReplaceAll(doc, "namespace: "+opts.Namespace+"\n", "namespace: {{ .Release.Namespace }}\n")
+		}
 		if webhooks {
 			doc = strings.Replace(doc, annotation, "{{- if .Values.webhook.certManager.enabled }}\n"+annotation+"{{- end }}\n", 1)
 			doc = strings.ReplaceAll(doc, "failurePolicy: "+failurePlaceholder, "failurePolicy: {{ .Values.webhook.failurePolicy }}")
@@ -302,7 +306,7 @@ func webhookTemplates() []string {
 				`expression: {{ printf `+strconv.Quote(f)+` (include "landlord.celList" .Values.platform.users) (include "landlord.celList" .Values.platform.groups) .Release.Namespace | toJson }}`+"\n")
 		}
 		if strings.Contains(doc, usersPlaceholder) || strings.Contains(doc, groupsPlaceholder) || strings.Contains(doc, failurePlaceholder) ||
-			strings.Contains(doc, fmt.Sprint(timeoutPlaceholder)) || webhooks && !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
+			strings.Contains(doc, fmt.Sprintf("timeoutSeconds: %d", timeoutPlaceholder)) || webhooks && !strings.Contains(doc, "{{- if .Values.webhook.certManager.enabled }}") {
 			log.Fatalf("%s: a platform condition or the cert-manager annotation was not templated:\n%s", u["kind"], doc)
 		}
 		docs = append(docs, doc)

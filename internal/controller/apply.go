@@ -78,6 +78,9 @@ func (r *TenantReconciler) convergeAdmission(ctx context.Context, tenant *v1alph
 	if h.ForeignAccounts, err = r.foreignAccounts(ctx, tenant, h); err != nil {
 		return err
 	}
+	if h.Stamps, err = r.stamps(ctx, tenant); err != nil {
+		return err
+	}
 	_, err = r.converge(ctx, tenant, render.Admission(tenant, h))
 	return err
 }

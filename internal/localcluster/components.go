@@ -58,6 +58,9 @@ func apiserverArgs(dir string, p ports, certs *pki) []string {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + certs.path("service-account.pub"),
 		"--service-account-signing-key-file=" + certs.path("service-account.key"),
+		// Served, a claim's data source may name another namespace: the
+		// clusters that turn this alpha gate on are the ones LL020 guards.
+		"--feature-gates=CrossNamespaceVolumeDataSource=true",
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/landlord-dev/landlord/api/v1alpha1"
 )
 
 // TestControllerIdentity is rule LL005 on what falls back to a Flux
@@ -18,7 +16,7 @@ import (
 // providers without an object-level service account, refused even where
 // the Tenant allows workload identity.
 func TestControllerIdentity(t *testing.T) {
-	wi := allowances{workloadIdentity: true}
+	wi := optIns{workloadIdentity: true}
 	decrypt := func(d kustomizev1.Decryption) *kustomizev1.Kustomization {
 		return newKustomization(func(k *kustomizev1.Kustomization) { k.Spec.Decryption = &d })
 	}
@@ -90,7 +88,7 @@ func TestControllerIdentity(t *testing.T) {
 		"platform namespace decryption with controller keys": {req: create(reconciler, "flux-system", decrypt(kustomizev1.Decryption{Provider: "sops"}))},
 	} {
 		t.Run(name, func(t *testing.T) {
-			errs := evaluate(tc.req, testTenants.allowing(tc.allow), func(*v1alpha1.Tenant) allowances { return tc.allow })
+			errs := Evaluate(tc.req, testTenants.allowing(tc.allow))
 			if got := ruleIDs(errs); got != tc.want {
 				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
 			}

@@ -63,7 +63,7 @@ var fetchCases = map[string]testCase{
 	// an HTTP index of the same URL, whose charts are on any host.
 	"oci helm repository outside allowedSources turned http": {req: update(reconciler, "apps",
 		withHelmType(newHelmRepository("https://charts.evil.io"), sourcev1.HelmRepositoryTypeOCI), newHelmRepository("https://charts.evil.io")), want: "LL027"},
-	"pubsub provider naming its project":                {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: allowances{workloadIdentity: true}},
+	"pubsub provider naming its project":                {req: create(reconciler, "apps", withType(fetchProvider("my-project", ""), "googlepubsub", "notifier")), allow: optIns{workloadIdentity: true}},
 	"provider posting to its notifications address":     {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team", ""))},
 	"provider posting beside its notifications address": {req: create(reconciler, "apps", fetchProvider("https://hooks.example.com/dev-team/more", "")), want: "LL008"},
 	"provider of an unconfined tenant":                  {req: create(opsReconciler, "ops", withNamespace(fetchProvider("http://10.0.0.1/hook", "http://10.0.0.1:3128"), "ops"))},

@@ -172,8 +172,8 @@ func FuzzEvaluate(f *testing.F) {
 		if req.Object == nil && req.OldObject == nil {
 			return
 		}
-		for _, allow := range []allowances{{}, {requireResources: true, workloadIdentity: true}} {
-			errs := evaluate(req, testTenants, func(*v1alpha1.Tenant) allowances { return allow })
+		for _, allow := range []optIns{{}, {requireResources: true, workloadIdentity: true}} {
+			errs := Evaluate(req, testTenants.allowing(allow))
 			checkRuleIDs(t, errs)
 		}
 		errs := Evaluate(req, testTenants)

@@ -12,7 +12,7 @@ import (
 
 // devGateways lets dev-team attach to the platform's public Gateway, run
 // Gateways of class tenant-gw, and claim devHosts' hostnames.
-var devGateways = allowances{
+var devGateways = optIns{
 	ingress:  devHosts.ingress,
 	gateways: v1alpha1.Gateways{Allowed: []string{"gateway-system/public"}, Classes: []string{"tenant-gw"}},
 }

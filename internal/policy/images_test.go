@@ -2,7 +2,6 @@ package policy
 
 import (
 	"maps"
-	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -11,10 +10,10 @@ import (
 
 // vetted is dev-team's own repositories on the platform's registry, and
 // Docker Hub's official images.
-var vetted = allowances{images: &v1alpha1.Images{Allowed: []string{"registry.example.com/dev", "docker.io/library"}}}
+var vetted = optIns{images: &v1alpha1.Images{Allowed: []string{"registry.example.com/dev", "docker.io/library"}}}
 
 // pullAlways is vetted, each pull checked against the registry.
-var pullAlways = allowances{images: &v1alpha1.Images{Allowed: vetted.images.Allowed, PullAlways: true}}
+var pullAlways = optIns{images: &v1alpha1.Images{Allowed: vetted.images.Allowed, PullAlways: true}}
 
 // image sets every container's image.
 func image(name string) func(*corev1.PodSpec) {
@@ -50,7 +49,7 @@ var imageCases = map[string]testCase{
 	"pod of a user's Docker Hub image":      {req: create(owner, "apps", newPod("apps", image("attacker/nginx:1.27"))), allow: vetted, want: "LL029"},
 	"pod of an image that does not parse":   {req: create(owner, "apps", newPod("apps", image("registry.example.com/dev/App"))), allow: vetted, want: "LL029"},
 	"pod of any image, nothing bounded":     {req: create(owner, "apps", newPod("apps", image("attacker/nginx:1.27")))},
-	"pod of any image, an empty allowance":  {req: create(owner, "apps", newPod("apps")), allow: allowances{images: &v1alpha1.Images{}}, want: "LL029"},
+	"pod of any image, an empty allowance":  {req: create(owner, "apps", newPod("apps")), allow: optIns{images: &v1alpha1.Images{}}, want: "LL029"},
 	"deployment whose init container is not": {req: create(reconciler, "apps", withTemplate(newDeployment("app", false), func(p *corev1.PodSpec) {
 		p.Containers[0].Image = "registry.example.com/dev/app:1.0"
 	})), allow: vetted, want: "LL029"},
@@ -79,19 +78,3 @@ var imageCases = map[string]testCase{
 const sha = "0000000000000000000000000000000000000000000000000000000000000000"
 
 func init() { maps.Copy(testCases, imageCases) }
-
-// TestPullPolicyDefault is the API server's defaulting, which lint applies
-// to manifests that leave the policy out.
-func TestPullPolicyDefault(t *testing.T) {
-	for image, want := range map[string]corev1.PullPolicy{
-		"nginx":                      corev1.PullAlways,
-		"nginx:latest":               corev1.PullAlways,
-		"nginx:1.27":                 corev1.PullIfNotPresent,
-		"nginx@sha256:" + sha:        corev1.PullIfNotPresent,
-		"nginx:latest@sha256:" + sha: corev1.PullAlways,
-	} {
-		if got := pullPolicy(image, ""); got != want {
-			t.Errorf("%s: %s, want %s", image, got, want)
-		}
-	}
-}

@@ -17,7 +17,7 @@ import (
 )
 
 // devHosts lets dev-team serve below dev.example.com and api.example.com.
-var devHosts = allowances{ingress: v1alpha1.Ingress{Classes: []string{"internal"}, Hostnames: []string{"*.dev.example.com", "api.example.com", "shop.example.com"}}}
+var devHosts = optIns{ingress: v1alpha1.Ingress{Classes: []string{"internal"}, Hostnames: []string{"*.dev.example.com", "api.example.com", "shop.example.com"}}}
 
 func newIngress(hosts ...string) *networkingv1.Ingress {
 	ing := &networkingv1.Ingress{ObjectMeta: objectMeta("web", "apps")}
@@ -54,7 +54,7 @@ var ingressCases = map[string]testCase{
 	"ingress without hostnames allowed":    {req: withShared(create(reconciler, "apps", newIngress("web.dev.example.com"))), want: "LL022"},
 	"ingress of another tenant's hostname": {req: withShared(create(reconciler, "apps", newIngress("shop.example.com"))), allow: devHosts, want: "LL022"},
 	"ingress of its own other namespace's": {req: withShared(create(reconciler, "apps", newIngress("api.example.com"))), allow: devHosts},
-	"ingress of a platform hostname":       {req: withShared(create(reconciler, "apps", newIngress("admin.example.com"))), allow: allowances{ingress: v1alpha1.Ingress{Hostnames: []string{"*.example.com"}}}, want: "LL022"},
+	"ingress of a platform hostname":       {req: withShared(create(reconciler, "apps", newIngress("admin.example.com"))), allow: optIns{ingress: v1alpha1.Ingress{Hostnames: []string{"*.example.com"}}}, want: "LL022"},
 	"ingress catching every host":          {req: withShared(create(reconciler, "apps", newIngress(""))), allow: devHosts, want: "LL022"},
 	"ingress with a default backend": {req: withShared(create(reconciler, "apps", func() *networkingv1.Ingress {
 		ing := newIngress("web.dev.example.com")
@@ -153,7 +153,7 @@ func init() { maps.Copy(testCases, ingressCases) }
 func TestHostnameHoldersUnknown(t *testing.T) {
 	req := create(reconciler, "apps", newIngress("web.dev.example.com"))
 	req.Shared = sharedFake{err: errors.New("cache not synced")}
-	if got := ruleIDs(evaluate(req, testTenants, func(*v1alpha1.Tenant) allowances { return devHosts })); got != "LL022" {
+	if got := ruleIDs(Evaluate(req, testTenants.allowing(devHosts))); got != "LL022" {
 		t.Fatalf("rules = %q, want LL022", got)
 	}
 }

@@ -42,37 +42,63 @@ const InProcessName = "landlord"
 // only writes of that kind, whose content it reads; the others read
 // metadata only.
 type inProcessRule struct {
-	rule   Rule
-	field  *field.Path
-	kind   schema.GroupKind
-	valid  string
+	rule  Rule
+	field *field.Path
+	// at, where set, is a CEL string expression of the field in place of
+	// field: the rules of pod templates find them in several kinds.
+	at    string
+	kind  schema.GroupKind
+	kinds []schema.GroupKind
+	valid string
+	// detail must not fail where valid holds: the API server evaluates
+	// it anyway.
 	detail string
 }
 
-// expression is r's validation, limited to writes of its kind.
-func (r inProcessRule) expression() string {
+// reads are the kinds whose content r reads: its kind or kinds, none for
+// a rule of metadata only.
+func (r inProcessRule) reads() []schema.GroupKind {
 	if r.kind.Empty() {
+		return r.kinds
+	}
+	return []schema.GroupKind{r.kind}
+}
+
+// expression is r's validation, limited to writes of its kinds.
+func (r inProcessRule) expression() string {
+	if len(r.reads()) == 0 {
 		return r.valid
 	}
 	return fmt.Sprintf(`!%s || (%s)`, r.judges(), r.valid)
 }
 
 // message is r's denial. The API server evaluates every message on every
-// request it judges, so that of a rule with a kind says nothing of other
-// kinds' objects, which it could only fail to read.
+// request it judges, so that of a rule with kinds says nothing of other
+// kinds' objects, which it could only fail to read, nor of an object r
+// admits.
 func (r inProcessRule) message() string {
 	message := fmt.Sprintf("%q + (%s)", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail)
-	if r.kind.Empty() {
+	if r.at != "" {
+		message = fmt.Sprintf("(%s) + %q + (%s)", r.at, ": Forbidden: "+r.rule.ID+": ", r.detail)
+	}
+	switch {
+	case len(r.reads()) == 0:
 		return message
+	case r.at != "" && !strings.Contains(r.valid, "authorizer"):
+		// Its field is found in what it refuses: only then.
+		return fmt.Sprintf(`%s && !(%s) ? %s : ""`, r.judges(), r.valid, message)
 	}
 	return fmt.Sprintf(`%s ? %s : ""`, r.judges(), message)
 }
 
-// judges is a CEL expression true for a write of r's kind, which r reads.
+// judges is a CEL expression true for a write of r's kinds, which r reads.
 func (r inProcessRule) judges() string {
-	k, _ := kinds.Lookup(r.kind)
-	return fmt.Sprintf(`(request.resource.group == %q && request.resource.resource == %q && (!has(request.subResource) || request.subResource == "") && object != null)`,
-		k.Group, k.Resource)
+	var resources []string
+	for _, gk := range r.reads() {
+		k, _ := kinds.Lookup(gk)
+		resources = append(resources, fmt.Sprintf(`request.resource.group == %q && request.resource.resource == %q`, k.Group, k.Resource))
+	}
+	return fmt.Sprintf(`((%s) && (!has(request.subResource) || request.subResource == "") && object != null)`, strings.Join(resources, " || "))
 }
 
 // readsContent reports whether an in-process rule reads the content of
@@ -103,7 +129,7 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 // render.markers keeps of which identities act for which tenant and which
 // namespaces it holds: they are written once, here, and the API server,
 // lint and audit all evaluate this CEL.
-var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules)
+var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules, workloadRules)
 
 // inProcessPolicy is one of Landlord's ValidatingAdmissionPolicies: its
 // name, its rules in the order of its validations, its build, and the
@@ -135,6 +161,7 @@ var inProcessPolicies = []inProcessPolicy{
 	policyOf(InProcessName, identityRules, InProcess),
 	policyOf(ContentName, slices.Concat(contentRules, fluxRules), Content),
 	policyOf(SourcesName, sourceRules, Sources),
+	policyOf(WorkloadsName, workloadRules, Workloads),
 }
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
@@ -169,6 +196,9 @@ var identityRules = []inProcessRule{
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
 	},
 }
+
+// ruleDisruption is rule LL023, declared here beside its CEL and listed in Rules.
+var ruleDisruption = Rule{"LL023", "disruption-budget", "a PodDisruptionBudget that allows no eviction, whatever the replicas, blocks every drain of the nodes its pods run on, and a pod annotation node autoscalers read as never evict keeps its node from being scaled down or replaced: both hold back the platform's upgrades and other tenants' pods"}
 
 // contentRules are LL023 on budgets, and LL013, LL017 and LL021 on
 // Services.
@@ -388,8 +418,10 @@ func kindPolicy(name string, rules []inProcessRule, conditions []admissionregist
 func ruleKinds(rules []inProcessRule) []schema.GroupKind {
 	var out []schema.GroupKind
 	for _, r := range rules {
-		if !r.kind.Empty() && !slices.Contains(out, r.kind) {
-			out = append(out, r.kind)
+		for _, gk := range r.reads() {
+			if !slices.Contains(out, gk) {
+				out = append(out, gk)
+			}
 		}
 	}
 	return out
@@ -472,7 +504,9 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
 	if holder != nil {
 		ns.Labels, ns.Annotations = render.PolicyLabels(holder), render.PolicyAnnotations(holder)
+		ns.Annotations[v1alpha1.StampedAccountsAnnotation] = strings.Join(stampedAccounts(req.Namespace, object, tenants), "\n")
 	}
+	params := DefaultsConfigMap(req.Platform.Namespace, sharedOf(req).Defaults())
 	gvk, gvr := kindOf(req)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
@@ -482,10 +516,37 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 		if !p.matches(gvk.GroupKind(), req.Operation, object) {
 			continue
 		}
-		result := compiledPolicy(p.name, req.Platform, p.build).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
+		result := compiledPolicy(p.name, req.Platform, p.build).Validate(context.Background(), gvr, versioned, params, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
 		errs = append(errs, decisions(result, p.rules)...)
 	}
 	return errs
+}
+
+// stampedAccounts are the accounts obj names that a TenantResource
+// stamped into ns, which the controller lists on the namespace: offline,
+// the store knows them one by one.
+func stampedAccounts(ns string, obj runtime.Object, tenants Tenants) []string {
+	var names []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch node := v.(type) {
+		case map[string]any:
+			for key, value := range node {
+				if name, ok := value.(string); ok && (key == "serviceAccountName" || key == "serviceAccount") && tenants.LandlordAccount(ns, name) {
+					names = append(names, name)
+				}
+				walk(value)
+			}
+		case []any:
+			for _, value := range node {
+				walk(value)
+			}
+		}
+	}
+	if obj != nil {
+		walk(asJSON(obj))
+	}
+	return names
 }
 
 // metadataOf is obj reduced to its metadata, which is all the in-process
@@ -554,4 +615,13 @@ func (m markers) Authorize(_ context.Context, a authorizer.Attributes) (authoriz
 		return authorizer.DecisionAllow, "", nil
 	}
 	return authorizer.DecisionNoOpinion, "", nil
+}
+
+// path is r's field, or for a field found by the API server the object's
+// spec, where it cannot be found.
+func (r inProcessRule) path() *field.Path {
+	if r.field == nil {
+		return field.NewPath("spec")
+	}
+	return r.field
 }

@@ -64,9 +64,9 @@ func TestInProcessPolicyCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := cel.OptionalVariableDeclarations{HasAuthorizer: true}
 	for _, policy := range inProcessPolicies {
 		vap, _ := policy.build(Platform{})
+		vars := cel.OptionalVariableDeclarations{HasAuthorizer: true, HasParams: vap.Spec.ParamKind != nil}
 		p := struct {
 			vap   *admissionregistrationv1.ValidatingAdmissionPolicy
 			rules []inProcessRule
@@ -82,7 +82,7 @@ func TestInProcessPolicyCompiles(t *testing.T) {
 				t.Errorf("%s: %s: validation: %v", p.vap.Name, rule, r.Error)
 			}
 			// The API server declares no authorizer for messages.
-			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{}, environment.StoredExpressions); r.Error != nil {
+			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{HasParams: vars.HasParams}, environment.StoredExpressions); r.Error != nil {
 				t.Errorf("%s: %s: message: %v", p.vap.Name, rule, r.Error)
 			}
 		}

@@ -192,7 +192,7 @@ func TestNamespaceRules(t *testing.T) {
 		"prefixed name created without the label":   {req: create(owner, "", newNamespace("dev-team-y", nil)), want: "LL009"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			errs := evaluate(tc.req, testTenants, allowancesOf)
+			errs := Evaluate(tc.req, testTenants)
 			if got := ruleIDs(errs); got != tc.want {
 				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
 			}

@@ -71,12 +71,6 @@ type Request struct {
 // cluster-scoped writes by tenants. An update is denied only for violations
 // the old object did not have.
 func Evaluate(req Request, tenants Tenants) field.ErrorList {
-	return evaluate(req, tenants, allowancesOf)
-}
-
-// evaluate is Evaluate with the Tenant's opt-ins read through allow, so table
-// tests vary opt-ins without a Tenant per case.
-func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowances) field.ErrorList {
 	if frozen := released(req, tenants); len(frozen) > 0 {
 		return frozen
 	}
@@ -98,7 +92,7 @@ func evaluate(req Request, tenants Tenants, allow func(*v1alpha1.Tenant) allowan
 	if req.Operation == admissionv1.Delete || req.Object == nil {
 		return inProcess
 	}
-	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allow(owner), writer: who, shared: sharedOf(req)}
+	s := scope{ns: req.Namespace, tenant: owner, tenants: tenants, allow: allowancesOf(owner), writer: who, shared: sharedOf(req)}
 	found, _ := content(req.Object, s)
 	if req.Operation == admissionv1.Update && req.OldObject != nil {
 		// Ratchet: an update may keep a violation it did not introduce, so
@@ -156,26 +150,15 @@ func (s scope) sameTenant(ns string) bool {
 // allowances are the Tenant's opt-ins the rules read, each off unless the
 // spec turns it on.
 type allowances struct {
-	requireResources bool
-	workloadIdentity bool
-	scheduling       v1alpha1.Scheduling
-	storage          v1alpha1.Storage
-	ingress          v1alpha1.Ingress
-	gateways         v1alpha1.Gateways
-	// images is nil where the Tenant bounds no image.
-	images *v1alpha1.Images
+	ingress  v1alpha1.Ingress
+	gateways v1alpha1.Gateways
 }
 
 // allowancesOf reads a Tenant's opt-ins.
 func allowancesOf(t *v1alpha1.Tenant) allowances {
 	return allowances{
-		requireResources: t.Spec.RequireResources,
-		workloadIdentity: t.Spec.AllowWorkloadIdentity,
-		scheduling:       ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{}),
-		storage:          ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}),
-		ingress:          ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
-		gateways:         ptr.Deref(t.Spec.Gateways, v1alpha1.Gateways{}),
-		images:           t.Spec.Images,
+		ingress:  ptr.Deref(t.Spec.Ingress, v1alpha1.Ingress{}),
+		gateways: ptr.Deref(t.Spec.Gateways, v1alpha1.Gateways{}),
 	}
 }
 
@@ -183,9 +166,6 @@ func allowancesOf(t *v1alpha1.Tenant) allowances {
 // for a kind none of them judges, which kinds.Kind.InProcess keeps out of
 // the webhook's routes (TestContentRulesMatchTheRoutes).
 func content(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
-	if errs, ok := workloadContent(obj, s); ok {
-		return errs, true
-	}
 	if errs, ok := gatewayContent(obj, s); ok {
 		return errs, true
 	}
@@ -194,8 +174,6 @@ func content(obj runtime.Object, s scope) (errs field.ErrorList, ok bool) {
 		return append(tokenSecret(o, s), secretFetches(o, s)...), true
 	case *rbacv1.RoleBinding:
 		return roleBinding(o, s), true
-	case *corev1.PersistentVolumeClaim:
-		return claimSpec(&o.Spec, field.NewPath("spec"), s), true
 	case *networkingv1.Ingress:
 		return ingress(o, s), true
 	}
@@ -235,7 +213,6 @@ var (
 	ruleServiceType      = Rule{"LL013", "service-type", "NodePort and LoadBalancer services expose a tenant outside the cluster's network isolation"}
 	ruleClusterScoped    = Rule{"LL014", "cluster-scoped-write", "cluster-scoped objects are shared by every tenant and belong to the platform"}
 	ruleBindingRole      = Rule{"LL015", "rolebinding-role", "a RoleBinding may grant only the tenant role or the built-in admin, edit and view roles, never a platform ClusterRole"}
-	ruleResources        = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
 	ruleExternalIPs      = Rule{"LL017", "service-external-ips", "spec.externalIPs lets a Service intercept traffic to any address (CVE-2020-8554)"}
 	ruleExternalName     = Rule{"LL021", "external-name-service", "an ExternalName Service is a DNS alias to any name, another tenant's Services included, which ingress controllers and gateways then proxy to"}
 	ruleRoleGrants       = Rule{"LL018", "role-grants", "the roles a Tenant binds are judged by the rules they grant: token creation, impersonation, escalate and bind, and cluster-wide secrets, kubelets and writes, hand a tenant other identities"}
@@ -268,6 +245,15 @@ func notSupported(r Rule, p *field.Path, v any, detail string, allowed []string)
 	e := field.NotSupported(p, v, allowed)
 	e.Detail = r.ID + ": " + detail + "; " + e.Detail
 	return e.WithOrigin(r.ID)
+}
+
+// oneOf is a violation of rule r by v at p, listing allowed, or saying
+// none is when the list is empty.
+func oneOf(r Rule, p *field.Path, v, detail string, allowed []string) *field.Error {
+	if len(allowed) == 0 {
+		return invalid(r, p, v, detail+"; allowed: unset")
+	}
+	return notSupported(r, p, v, detail, allowed)
 }
 
 // RuleID is the id of the rule a violation of Evaluate breaks, "" for any

@@ -25,7 +25,7 @@ import (
 // and sorted; "" means allowed.
 type testCase struct {
 	req   Request
-	allow allowances
+	allow optIns
 	want  string
 }
 
@@ -99,7 +99,7 @@ var testCases = map[string]testCase{
 		req: create(reconciler, "apps", newOciRepository("oci://registry.example.com/charts/app", func(o *sourcev1.OCIRepository) {
 			o.Spec.Provider, o.Spec.ServiceAccountName = "aws", "puller"
 		})),
-		allow: allowances{workloadIdentity: true},
+		allow: optIns{workloadIdentity: true},
 	},
 	"decryption with service account": {req: create(reconciler, "apps", newKustomization(func(k *kustomizev1.Kustomization) {
 		k.Spec.Decryption = &kustomizev1.Decryption{Provider: "sops", ServiceAccountName: "kms"}
@@ -281,14 +281,14 @@ var testCases = map[string]testCase{
 	"binding a role of the tenant":  {req: create(owner, "apps", newRoleBinding("Role", "deployer", saSubject("ci", "apps")))},
 
 	// LL016
-	"deployment without resources when required": {req: create(reconciler, "apps", newDeployment("app", false)), allow: allowances{requireResources: true}, want: "LL016"},
-	"deployment with resources when required":    {req: create(reconciler, "apps", newDeployment("app", true)), allow: allowances{requireResources: true}},
+	"deployment without resources when required": {req: create(reconciler, "apps", newDeployment("app", false)), allow: optIns{requireResources: true}, want: "LL016"},
+	"deployment with resources when required":    {req: create(reconciler, "apps", newDeployment("app", true)), allow: optIns{requireResources: true}},
 	"init container without resources": {req: create(reconciler, "apps", func() *corev1.Pod {
 		p := newPod("apps")
 		p.Spec = podSpecWith("app", true)
 		p.Spec.InitContainers[0].Resources = corev1.ResourceRequirements{}
 		return p
-	}()), allow: allowances{requireResources: true}, want: "LL016"},
+	}()), allow: optIns{requireResources: true}, want: "LL016"},
 
 	// Updates ratchet: what was already there does not block the update.
 	"finalizer removed from an old violation": {req: update(fluxKustomize, "apps",
@@ -341,7 +341,7 @@ var testCases = map[string]testCase{
 func TestEvaluate(t *testing.T) {
 	for name, tc := range testCases {
 		t.Run(name, func(t *testing.T) {
-			errs := evaluate(tc.req, testTenants.allowing(tc.allow), func(*v1alpha1.Tenant) allowances { return tc.allow })
+			errs := Evaluate(tc.req, testTenants.allowing(tc.allow))
 			if got := ruleIDs(errs); got != tc.want {
 				t.Fatalf("rules = %q, want %q: %v", got, tc.want, errs)
 			}

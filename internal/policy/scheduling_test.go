@@ -41,7 +41,7 @@ func withShared(req Request) Request {
 }
 
 // pool is dev-team's own node pool and dedicated-node taint.
-var pool = allowances{scheduling: v1alpha1.Scheduling{
+var pool = optIns{scheduling: v1alpha1.Scheduling{
 	PriorityClasses: []string{"batch-low"},
 	NodeLabels:      []v1alpha1.NodeLabel{{Key: "pool", Values: []string{"dev"}}, {Key: "gpu"}},
 	Tolerations:     []v1alpha1.AllowedToleration{{Key: "dedicated", Value: "dev", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu"}},

@@ -13,7 +13,7 @@ import (
 
 var volumeBinder = authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:persistentvolume-binder"}
 
-var fastStorage = allowances{storage: v1alpha1.Storage{Classes: []string{"fast"}}}
+var fastStorage = optIns{storage: v1alpha1.Storage{Classes: []string{"fast"}}}
 
 func newClaim(edit ...func(*corev1.PersistentVolumeClaimSpec)) *corev1.PersistentVolumeClaim {
 	c := &corev1.PersistentVolumeClaim{ObjectMeta: objectMeta("data", "apps"), Spec: corev1.PersistentVolumeClaimSpec{

@@ -191,12 +191,12 @@ func decisions(result validating.ValidateResult, rules []inProcessRule) field.Er
 			continue
 		}
 		r := rules[min(i, len(rules)-1)]
-		prefix := r.field.String() + ": Forbidden: " + r.rule.ID + ": "
-		if d.Evaluation == validating.EvalError || !strings.HasPrefix(d.Message, prefix) {
-			errs = append(errs, forbidden(r.rule, r.field, "could not be evaluated, so the API server refuses: "+d.Message))
+		at, detail, ok := strings.Cut(d.Message, ": Forbidden: "+r.rule.ID+": ")
+		if d.Evaluation == validating.EvalError || !ok || r.at == "" && at != r.field.String() {
+			errs = append(errs, forbidden(r.rule, r.path(), "could not be evaluated, so the API server refuses: "+d.Message))
 			continue
 		}
-		errs = append(errs, forbidden(r.rule, r.field, strings.TrimPrefix(d.Message, prefix)))
+		errs = append(errs, forbidden(r.rule, field.NewPath(at), detail))
 	}
 	return errs
 }

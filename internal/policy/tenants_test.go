@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -33,17 +34,33 @@ func (f fakeTenants) LandlordAccount(ns, name string) bool {
 	return slices.Contains(f.accounts, ns+"/"+name)
 }
 
-// allowing is f with every Tenant allowing workload identity where allow
-// does: the API server's policy reads the Tenant's own opt-in, from the
-// label the controller renders of it, where the webhook's rules read allow.
-func (f fakeTenants) allowing(allow allowances) fakeTenants {
-	if !allow.workloadIdentity {
+// optIns are a Tenant's opt-ins, which allowing sets on every test
+// Tenant: the rules read them from the Tenant, the API server's from the
+// labels and annotations the controller renders of it.
+type optIns struct {
+	requireResources bool
+	workloadIdentity bool
+	scheduling       v1alpha1.Scheduling
+	storage          v1alpha1.Storage
+	ingress          v1alpha1.Ingress
+	gateways         v1alpha1.Gateways
+	// images is nil where the Tenant bounds no image.
+	images *v1alpha1.Images
+}
+
+// allowing is f with every Tenant opting in to what o says, and out of
+// the rest; with no opt-in at all, f as its Tenants say.
+func (f fakeTenants) allowing(o optIns) fakeTenants {
+	if reflect.ValueOf(o).IsZero() {
 		return f
 	}
 	tenants := make([]*v1alpha1.Tenant, len(f.tenants))
 	for i, t := range f.tenants {
-		tenants[i] = t.DeepCopy()
-		tenants[i].Spec.AllowWorkloadIdentity = true
+		t = t.DeepCopy()
+		t.Spec.RequireResources, t.Spec.AllowWorkloadIdentity = o.requireResources, o.workloadIdentity
+		t.Spec.Scheduling, t.Spec.Storage, t.Spec.Ingress, t.Spec.Gateways = &o.scheduling, &o.storage, &o.ingress, &o.gateways
+		t.Spec.Images = o.images
+		tenants[i] = t
 	}
 	f.tenants = tenants
 	return f

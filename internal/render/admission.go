@@ -40,7 +40,19 @@ func IdentityName(t *v1alpha1.Tenant) string {
 // while the rest of a render waits, so that the API server goes on judging
 // by the spec: a narrowed allowedSources reaches it even then.
 func Admission(t *v1alpha1.Tenant, h Holdings) []client.Object {
-	return h.keep(append(namespaces(t, h), markers(t, h.Namespaces(t))...))
+	objects := namespaces(t, h)
+	// Pods may not run as a stamped account even while a stamp that no
+	// longer decodes stalls the render: each that does is listed.
+	var accounts []client.Object
+	for _, ns := range h.Namespaces(t) {
+		for _, s := range h.Stamps {
+			if obj, err := stamped(t, ns, []Stamp{s}); err == nil {
+				accounts = append(accounts, obj...)
+			}
+		}
+	}
+	stampAccounts(append(objects, accounts...))
+	return h.keep(append(objects, markers(t, h.Namespaces(t))...))
 }
 
 // markers are the ClusterRole and binding the in-process rules ask the

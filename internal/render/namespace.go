@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/sourceurl"
@@ -75,10 +77,56 @@ func PolicyAnnotations(t *v1alpha1.Tenant) map[string]string {
 	if n := t.Spec.Notifications; n != nil {
 		address = n.Address
 	}
+	scheduling := ptr.Deref(t.Spec.Scheduling, v1alpha1.Scheduling{})
+	var nodeLabels, tolerations []string
+	for _, l := range scheduling.NodeLabels {
+		if len(l.Values) == 0 {
+			nodeLabels = append(nodeLabels, l.Key)
+		}
+		for _, v := range l.Values {
+			nodeLabels = append(nodeLabels, l.Key+"="+v)
+		}
+	}
+	for _, a := range scheduling.Tolerations {
+		tolerations = append(tolerations, strings.Join([]string{a.Key, a.Value, string(a.Effect)}, " "))
+	}
+	images, pullAlways := []string{AnyImage}, false
+	if i := t.Spec.Images; i != nil {
+		images, pullAlways = i.Allowed, i.PullAlways
+	}
 	return map[string]string{
 		v1alpha1.AllowedSourcesAnnotation:       strings.Join(t.Spec.AllowedSources, "\n"),
 		v1alpha1.SourceRegexpsAnnotation:        strings.Join(sourceurl.Regexps(t.Spec.AllowedSources), "\n"),
 		v1alpha1.NotificationsAddressAnnotation: address,
+		v1alpha1.PriorityClassesAnnotation:      strings.Join(scheduling.PriorityClasses, "\n"),
+		v1alpha1.NodeLabelsAnnotation:           strings.Join(nodeLabels, "\n"),
+		v1alpha1.TolerationsAnnotation:          strings.Join(tolerations, "\n"),
+		v1alpha1.StorageClassesAnnotation:       strings.Join(ptr.Deref(t.Spec.Storage, v1alpha1.Storage{}).Classes, "\n"),
+		v1alpha1.AllowedImagesAnnotation:        strings.Join(images, "\n"),
+		v1alpha1.PullAlwaysAnnotation:           strconv.FormatBool(pullAlways),
+		v1alpha1.RequireResourcesAnnotation:     strconv.FormatBool(t.Spec.RequireResources),
+		v1alpha1.StampedAccountsAnnotation:      "",
+	}
+}
+
+// AnyImage, alone in the allowed-images annotation, stands for a Tenant
+// bounding no image: no image prefix is "*".
+const AnyImage = "*"
+
+// stampAccounts lists on each namespace of objects the ServiceAccounts
+// stamped into it, which pods may not run as: the namespace's annotation
+// is applied before the accounts are, so no pod meets one unlisted.
+func stampAccounts(objects []client.Object) {
+	accounts := map[string][]string{}
+	for _, o := range objects {
+		if _, ok := o.(*corev1.ServiceAccount); ok && o.GetLabels()[v1alpha1.TenantResourceLabel] != "" {
+			accounts[o.GetNamespace()] = append(accounts[o.GetNamespace()], o.GetName())
+		}
+	}
+	for _, o := range objects {
+		if ns, ok := o.(*corev1.Namespace); ok {
+			ns.Annotations[v1alpha1.StampedAccountsAnnotation] = strings.Join(accounts[ns.Name], "\n")
+		}
 	}
 }
 

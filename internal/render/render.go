@@ -93,6 +93,7 @@ func Objects(t *v1alpha1.Tenant, h Holdings) ([]client.Object, error) {
 	if t.Spec.Notifications != nil && len(all) > 0 {
 		objects = append(objects, notifications(t)...)
 	}
+	stampAccounts(objects)
 	if err := clashes(objects); err != nil {
 		return nil, err
 	}

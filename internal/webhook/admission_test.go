@@ -8,7 +8,6 @@ import (
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -101,35 +100,36 @@ func TestMutatingDefaultsServiceAccount(t *testing.T) {
 // the first rule is the reason, and the Tenant gets an Event and a count.
 func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 	reconciler := tenantNamespace(t, "deny")
-	// Two of the webhook's rules: pods running as the reconciler (LL012)
-	// and outranking the platform's (LL019).
-	scan := func(name string) *appsv1.Deployment {
-		labels := map[string]string{"app": name}
-		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "deny-apps", Name: name}, Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
-				ServiceAccountName: "deny", PriorityClassName: "system-cluster-critical",
-				Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}},
-			}},
-		}}
+	// Two of the webhook's rules: a binding of another namespace's account
+	// (LL011) to a platform ClusterRole (LL015), which grants nothing, so
+	// that RBAC's own escalation check lets it reach admission.
+	platformRole := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "deny-platform"}}
+	if err := k8s.Create(ctx, platformRole); err != nil {
+		t.Fatal(err)
 	}
-	before := webhook.DenialCount("deny", "LL012")
+	t.Cleanup(func() { _ = k8s.Delete(ctx, platformRole) })
+	scan := func(name string) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "deny-apps", Name: name},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "kube-system", Name: "default"}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: platformRole.Name}}
+	}
+	before := webhook.DenialCount("deny", "LL011")
 
 	err := reconciler.Create(ctx, scan("escape"))
 	status := &apierrors.StatusError{}
 	if !errors.As(err, &status) {
 		t.Fatalf("create: %v, want a denial", err)
 	}
-	if status.ErrStatus.Code != 403 || status.ErrStatus.Reason != "LL012" {
-		t.Errorf("code %d reason %q, want 403 LL012", status.ErrStatus.Code, status.ErrStatus.Reason)
+	if status.ErrStatus.Code != 403 || status.ErrStatus.Reason != "LL011" {
+		t.Errorf("code %d reason %q, want 403 LL011", status.ErrStatus.Code, status.ErrStatus.Reason)
 	}
-	for _, rule := range []string{"LL012", "LL019"} {
+	for _, rule := range []string{"LL011", "LL015"} {
 		if !strings.Contains(err.Error(), rule) {
 			t.Errorf("message lacks %s: %v", rule, err)
 		}
 	}
-	if after := webhook.DenialCount("deny", "LL012"); after != before+1 {
-		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL012} went from %v to %v", before, after)
+	if after := webhook.DenialCount("deny", "LL011"); after != before+1 {
+		t.Errorf("landlord_admission_denials_total{tenant=deny,rule=LL011} went from %v to %v", before, after)
 	}
 	testenv.Eventually(t, 10*time.Second, func() error {
 		events := &eventsv1.EventList{}
@@ -137,17 +137,17 @@ func TestDenialNamesRulesAndRecordsAnEvent(t *testing.T) {
 			return err
 		}
 		for _, e := range events.Items {
-			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == "deny" && e.Reason == "LL012" && strings.Contains(e.Note, "LL019") {
+			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == "deny" && e.Reason == "LL011" && strings.Contains(e.Note, "LL015") {
 				return nil
 			}
 		}
-		return fmt.Errorf("no LL012 event on Tenant deny among %d events", len(events.Items))
+		return fmt.Errorf("no LL011 event on Tenant deny among %d events", len(events.Items))
 	})
 
 	if err := reconciler.Create(ctx, scan("dry"), client.DryRunAll); !apierrors.IsForbidden(err) {
 		t.Errorf("dry run: %v, want a denial", err)
 	}
-	if after := webhook.DenialCount("deny", "LL012"); after != before+1 {
+	if after := webhook.DenialCount("deny", "LL011"); after != before+1 {
 		t.Errorf("a dry run was counted: %v", after)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,resourceNames=landlord,verbs=get;update;patch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,verbs=create
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=landlord;landlord-content;landlord-sources;landlord-tenant-role,verbs=get;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings;mutatingadmissionpolicies;mutatingadmissionpolicybindings,resourceNames=landlord;landlord-content;landlord-sources;landlord-workloads;landlord-tenant-role,verbs=get;update;patch
 
 // Name of both webhook configurations, and of the server's paths.
 const (
@@ -292,6 +292,9 @@ func clientConfig(opts Options, path string, caBundle []byte) admissionregistrat
 // register server-side applies both configurations, with caBundle when not
 // nil; a nil caBundle leaves the one cert-manager injects alone.
 func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
+	if err := ensureDefaults(ctx, c, opts.Namespace); err != nil {
+		return err
+	}
 	validating, mutating := Configurations(opts, caBundle)
 	objects := append(policy.ValidatingPolicies(opts.Platform), validating, mutating)
 	served, err := mutatingPoliciesServed(c)

@@ -16,7 +16,9 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -68,8 +70,19 @@ func TestUnroutedKindsAreJudgedInProcess(t *testing.T) {
 	meta := metav1.ObjectMeta{Namespace: "t-apps", Name: "x", Labels: map[string]string{
 		v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue, v1alpha1.TenantLabel: "other",
 	}}
+	pod := corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/t/app:1"}}}
+	template := corev1.PodTemplateSpec{Spec: pod}
 	objects := map[string]runtime.Object{
 		"/configmaps":                       &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}},
+		"/pods":                             &corev1.Pod{ObjectMeta: meta, Spec: pod},
+		"/replicationcontrollers":           &corev1.ReplicationController{ObjectMeta: meta, Spec: corev1.ReplicationControllerSpec{Template: &template}},
+		"/persistentvolumeclaims":           &corev1.PersistentVolumeClaim{ObjectMeta: meta, Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}},
+		"apps/deployments":                  &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Template: template}},
+		"apps/statefulsets":                 &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Template: template}},
+		"apps/daemonsets":                   &appsv1.DaemonSet{ObjectMeta: meta, Spec: appsv1.DaemonSetSpec{Template: template}},
+		"apps/replicasets":                  &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Template: template}},
+		"batch/jobs":                        &batchv1.Job{ObjectMeta: meta, Spec: batchv1.JobSpec{Template: template}},
+		"batch/cronjobs":                    &batchv1.CronJob{ObjectMeta: meta, Spec: batchv1.CronJobSpec{Schedule: "@daily", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: template}}}},
 		"/serviceaccounts":                  &corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
 		"/resourcequotas":                   &corev1.ResourceQuota{ObjectMeta: meta},
 		"/limitranges":                      &corev1.LimitRange{ObjectMeta: meta},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +22,17 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,10 +88,16 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		if name == "ipa" {
 			tenant.Spec.AllowedSources = []string{"https://git.example.com/ipa/*", "oci://registry.example.com/ipa/*", "https://minio.example.com/ipa"}
 			tenant.Spec.Notifications = &v1alpha1.Notifications{Type: "generic", Address: "https://hooks.example.com/ipa"}
+			tenant.Spec.Scheduling = &v1alpha1.Scheduling{PriorityClasses: []string{"ipa-batch"}, NodeLabels: []v1alpha1.NodeLabel{{Key: "pool", Values: []string{"ipa"}}},
+				Tolerations: []v1alpha1.AllowedToleration{{Key: "dedicated", Value: "ipa", Effect: corev1.TaintEffectNoSchedule}}}
+			tenant.Spec.Storage = &v1alpha1.Storage{Classes: []string{"fast"}}
+			tenant.Spec.Images = &v1alpha1.Images{Allowed: []string{"registry.example.com/ipa", "docker.io/library"}}
 		}
 		if name == "ipb" {
 			tenant.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort}
 			tenant.Spec.AllowWorkloadIdentity = true
+			tenant.Spec.RequireResources = true
+			tenant.Spec.Images = &v1alpha1.Images{Allowed: []string{"registry.example.com/ipb"}, PullAlways: true}
 		}
 		if err := k8s.Create(ctx, tenant); err != nil {
 			t.Fatal(err)
@@ -215,7 +227,59 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 	notifier := func(kind, address, account string) client.Object {
 		return &notificationv1beta3.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "hook"}, Spec: notificationv1beta3.ProviderSpec{Type: kind, Address: address, ServiceAccountName: account}}
 	}
-	template := map[string]string{"landlord.dev/source": "template"}
+	// What pods run: ipa bounds classes, nodes, taints, storage and
+	// registries; ipb requires resources and every pull checked.
+	podSpec := func(edit func(*corev1.PodSpec)) corev1.PodSpec {
+		// Restricted, as Pod Security Admission holds tenant pods.
+		s := corev1.PodSpec{
+			SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/ipa/app:1", SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}},
+		}
+		edit(&s)
+		return s
+	}
+	pod := func(edit func(*corev1.PodSpec)) client.Object {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "web"}, Spec: podSpec(edit)}
+	}
+	labels := map[string]string{"app": "web"}
+	template := func(ns string, edit func(*corev1.PodSpec)) corev1.PodTemplateSpec {
+		t := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: podSpec(edit)}
+		if ns == "ipb-apps" {
+			t.Spec.Containers[0].Image = "registry.example.com/ipb/app:1"
+		}
+		return t
+	}
+	deployment := func(ns string, edit func(*corev1.PodSpec)) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}, Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template(ns, edit)}}
+	}
+	noPodEdit := func(*corev1.PodSpec) {}
+	resourced := func(p *corev1.PodSpec) {
+		quantity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}
+		p.Containers[0].Resources = corev1.ResourceRequirements{Requests: quantity, Limits: quantity}
+		p.Containers[0].ImagePullPolicy = corev1.PullAlways
+	}
+	claimSpec := func(edit func(*corev1.PersistentVolumeClaimSpec)) corev1.PersistentVolumeClaimSpec {
+		s := corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
+		edit(&s)
+		return s
+	}
+	claim := func(edit func(*corev1.PersistentVolumeClaimSpec)) client.Object {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "data"}, Spec: claimSpec(edit)}
+	}
+	affinity := func(term corev1.PodAffinityTerm) func(*corev1.PodSpec) {
+		return func(p *corev1.PodSpec) {
+			p.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}}
+		}
+	}
+	nodeTerm := func(term corev1.NodeSelectorTerm) func(*corev1.PodSpec) {
+		return func(p *corev1.PodSpec) {
+			p.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}}}
+		}
+	}
+	sourceTemplate := map[string]string{"landlord.dev/source": "template"}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "leader"}}
 	managed := map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}
 	cases := []inProcessCase{
@@ -296,8 +360,8 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"GitRepository as its own cloud identity where the tenant allows it", ownerB, admissionv1.Create, git("ipb-apps", "https://github.com/anyone/app", func(g *sourcev1.GitRepository) {
 			g.Spec.Provider, g.Spec.ServiceAccountName = "azure", "fetcher"
 		}), "", false},
-		{"platform's template GitRepository outside allowedSources", root, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = template }), "", false},
-		{"owner's GitRepository labelled as a template", ownerA, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = template }), "LL008", false},
+		{"platform's template GitRepository outside allowedSources", root, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = sourceTemplate }), "", false},
+		{"owner's GitRepository labelled as a template", ownerA, admissionv1.Create, git("ipa-apps", "https://git.platform.example.com/base", func(g *sourcev1.GitRepository) { g.Labels = sourceTemplate }), "LL008", false},
 		{"owner's OCIRepository in its allowedSources", ownerA, admissionv1.Create, oci("oci://registry.example.com/ipa/app", "", ""), "", false},
 		{"owner's OCIRepository from elsewhere", ownerA, admissionv1.Create, oci("oci://registry.example.com/other/app", "", ""), "LL008", false},
 		{"owner's HTTP HelmRepository, whose index lists any URL", ownerA, admissionv1.Create, helmRepo("https://git.example.com/ipa/charts", ""), "LL027", false},
@@ -345,9 +409,95 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"owner's notifier posting to its notifications address", ownerA, admissionv1.Create, notifier("generic", "https://hooks.example.com/ipa", ""), "", false},
 		{"owner's notifier posting to the cloud's metadata address", ownerA, admissionv1.Create, notifier("generic", "http://169.254.169.254/latest", ""), "LL008", false},
 		{"owner's pubsub notifier as the controller's identity", ownerA, admissionv1.Create, notifier("googlepubsub", "my-project", ""), "LL005", false},
+		{"owner's Deployment", ownerA, admissionv1.Create, deployment("ipa-apps", noPodEdit), "", false},
+		{"owner's Deployment running as the reconciler", ownerA, admissionv1.Create, deployment("ipa-apps", func(p *corev1.PodSpec) { p.ServiceAccountName = "ipa" }), "LL012", false},
+		{"owner's pod running as the reconciler by the field's old name", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) { p.DeprecatedServiceAccount = "ipa" }), "LL012", false},
+		{"owner's pod naming no class, given the cluster's default", ownerA, admissionv1.Create, pod(noPodEdit), "", false},
+		{"owner's CronJob of its tenant's priority class", ownerA, admissionv1.Create, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "nightly"},
+			Spec: batchv1.CronJobSpec{Schedule: "@daily", JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: func() corev1.PodTemplateSpec {
+				t := template("ipa-apps", func(p *corev1.PodSpec) { p.PriorityClassName = "ipa-batch" })
+				t.Spec.RestartPolicy = corev1.RestartPolicyNever
+				return t
+			}()}}}}, "", false},
+		{"owner's Deployment preempting as the cluster's components", ownerA, admissionv1.Create, deployment("ipa-apps", func(p *corev1.PodSpec) { p.PriorityClassName = "system-cluster-critical" }), "LL019", false},
+		{"owner's pod pinned to a node", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) { p.NodeName = "worker-1" }), "LL019", false},
+		{"owner's Deployment on the control plane's nodes", ownerA, admissionv1.Create, deployment("ipa-apps", func(p *corev1.PodSpec) {
+			p.NodeSelector = map[string]string{"node-role.kubernetes.io/control-plane": ""}
+		}), "LL019", false},
+		{"owner's Deployment on its pool", ownerA, admissionv1.Create, deployment("ipa-apps", func(p *corev1.PodSpec) {
+			p.NodeSelector = map[string]string{"pool": "ipa", corev1.LabelArchStable: "arm64"}
+		}), "", false},
+		{"owner's pod affine to another tenant's pool", ownerA, admissionv1.Create, pod(nodeTerm(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: "pool", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"ipa"}}}})), "LL019", false},
+		{"owner's pod picking a node by name", ownerA, admissionv1.Create, pod(nodeTerm(corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"worker-1"}}}})), "LL019", false},
+		{"owner's pod keeping every tenant's pods off its nodes", ownerA, admissionv1.Create, pod(affinity(corev1.PodAffinityTerm{
+			TopologyKey: corev1.LabelHostname, NamespaceSelector: &metav1.LabelSelector{}, LabelSelector: &metav1.LabelSelector{}})), "LL019", false},
+		{"owner's pod anti-affine to another tenant's pods", ownerA, admissionv1.Create, pod(affinity(corev1.PodAffinityTerm{
+			TopologyKey: corev1.LabelHostname, Namespaces: []string{"ipb-apps"}, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}})), "LL019", false},
+		{"owner's pod anti-affine to its own pods", ownerA, admissionv1.Create, pod(affinity(corev1.PodAffinityTerm{
+			TopologyKey: corev1.LabelHostname, Namespaces: []string{"ipa-apps"}, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}})), "", false},
+		{"owner's pod tolerating the control plane", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) {
+			p.Tolerations = []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists}}
+		}), "LL019", false},
+		{"owner's pod tolerating its dedicated nodes", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) {
+			p.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "ipa", Effect: corev1.TaintEffectNoSchedule}}
+		}), "", false},
+		{"owner's Deployment keeping its nodes from the autoscaler", ownerA, admissionv1.Create, func() client.Object {
+			d := deployment("ipa-apps", noPodEdit)
+			d.Spec.Template.Annotations = map[string]string{"karpenter.sh/do-not-disrupt": "true"}
+			return d
+		}(), "LL023", false},
+		{"owner's claim of its storage class", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("fast") }), "", false},
+		{"owner's claim naming no class, given the cluster's default", ownerA, admissionv1.Create, claim(func(*corev1.PersistentVolumeClaimSpec) {}), "", false},
+		{"owner's claim of another storage class", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("premium") }), "LL020", false},
+		{"owner's claim binding an existing volume", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.VolumeName = "pv-ipb-data" }), "LL020", false},
+		{"owner's claim picking volumes by label", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) {
+			c.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"tenant": "ipb"}}
+		}), "LL020", false},
+		{"owner's claim copying another tenant's snapshot", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) {
+			c.DataSourceRef = &corev1.TypedObjectReference{APIGroup: ptr.To("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: "db", Namespace: ptr.To("ipb-apps")}
+		}), "LL020", false},
+		{"owner's claim copying its own snapshot", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) {
+			c.DataSourceRef = &corev1.TypedObjectReference{APIGroup: ptr.To("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: "db", Namespace: ptr.To("ipa-apps")}
+		}), "", false},
+		{"owner's StatefulSet claiming another storage class", ownerA, admissionv1.Create, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ipa-apps", Name: "db"},
+			Spec: appsv1.StatefulSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: template("ipa-apps", noPodEdit),
+				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: claimSpec(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("premium") })}}}}, "LL020", false},
+		{"owner's pod pulling from another registry", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) { p.Containers[0].Image = "registry.example.com/other/app:1" }), "LL029", false},
+		{"owner's pod pulling an official image", ownerA, admissionv1.Create, pod(func(p *corev1.PodSpec) { p.Containers[0].Image = "nginx:1.27" }), "", false},
+		{"ipb's Deployment without resources", ownerB, admissionv1.Create, deployment("ipb-apps", func(p *corev1.PodSpec) { p.Containers[0].ImagePullPolicy = corev1.PullAlways }), "LL016", false},
+		{"ipb's Deployment run from a node's cache", ownerB, admissionv1.Create, deployment("ipb-apps", func(p *corev1.PodSpec) {
+			resourced(p)
+			p.Containers[0].ImagePullPolicy = corev1.PullIfNotPresent
+		}), "LL029", false},
+		{"ipb's Deployment with resources, pulled every time", ownerB, admissionv1.Create, deployment("ipb-apps", resourced), "", false},
 		{"owner writes in a namespace it does not hold", ownerA, admissionv1.Create, configMap("ipa-stray", "app", nil), "LL026", false},
 		{"platform writes there", platform, admissionv1.Create, configMap("ipa-stray", "app", nil), "", false},
 	}
+
+	// The cluster's default classes, which the API server writes into
+	// pods and claims naming none: the policy allows them from its
+	// parameter, which the controller keeps.
+	defaultPriority := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-default"}, Value: 10, GlobalDefault: true}
+	defaultStorage := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-standard", Annotations: map[string]string{policy.DefaultStorageClassAnnotation: "true"}},
+		Provisioner: "example.com/none"}
+	for _, obj := range []client.Object{defaultPriority, defaultStorage} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, obj) })
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		defaults := &corev1.ConfigMap{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: hooks.Namespace, Name: policy.DefaultsName}, defaults); err != nil {
+			return err
+		}
+		if defaults.Data["priorityClass"] != defaultPriority.Name || defaults.Data["storageClass"] != defaultStorage.Name {
+			return fmt.Errorf("the cluster's defaults: %v", defaults.Data)
+		}
+		return nil
+	})
 
 	c, err := cache.New(env.Config, cache.Options{Scheme: manager.Scheme()})
 	if err != nil {
@@ -456,31 +606,70 @@ func uncovered(cases []inProcessCase, platform policy.Platform) []string {
 	}
 	resource := regexp.MustCompile(`request\.resource\.resource == "([a-z]+)"`)
 	prefix := regexp.MustCompile(`"([^"]+: Forbidden: (LL\d{3})): "`)
+	// A rule whose field the API server finds (the pod template rules)
+	// is told from its neighbours by the words only its message has.
+	found := regexp.MustCompile(`": Forbidden: (LL\d{3}): "`)
 	var missing []string
 	for _, obj := range policy.ValidatingPolicies(platform) {
 		vap, ok := obj.(*admissionregistrationv1.ValidatingAdmissionPolicy)
 		if !ok || vap.Name == policy.TenantRoleName {
 			continue
 		}
-		for _, v := range vap.Spec.Validations {
-			p := prefix.FindStringSubmatch(v.MessageExpression)
-			if p == nil || p[2] == "LL001" {
-				continue
+		words := ownWords(vap.Spec.Validations)
+		for i, v := range vap.Spec.Validations {
+			covers := func(string) bool { return false }
+			label := ""
+			if p := prefix.FindStringSubmatch(v.MessageExpression); p != nil && p[2] != "LL001" {
+				r := ""
+				if m := resource.FindStringSubmatch(v.Expression); m != nil {
+					r = m[1]
+				}
+				label = strings.TrimSpace(r + " " + p[1])
+				covers = func(msg string) bool {
+					// "<resource>.<group> ..." or, for the core group, "<resource> ...".
+					return (r == "" || strings.HasPrefix(msg, r+".") || strings.HasPrefix(msg, r+" ")) && strings.Contains(msg, "denied request: "+p[1]+": ")
+				}
+			} else if f := found.FindStringSubmatch(v.MessageExpression); f != nil && f[1] != "LL001" {
+				label = f[1] + " " + strings.Join(words[i], " / ")
+				covers = func(msg string) bool {
+					return strings.Contains(msg, ": Forbidden: "+f[1]+": ") && slices.ContainsFunc(words[i], func(w string) bool { return strings.Contains(msg, w) })
+				}
 			}
-			r := ""
-			if m := resource.FindStringSubmatch(v.Expression); m != nil {
-				r = m[1]
-			}
-			if !slices.ContainsFunc(refusals, func(msg string) bool {
-				// "<resource>.<group> ..." or, for the core group, "<resource> ...".
-				return (r == "" || strings.HasPrefix(msg, r+".") || strings.HasPrefix(msg, r+" ")) &&
-					strings.Contains(msg, "'"+vap.Name+"'") && strings.Contains(msg, "denied request: "+p[1]+": ")
-			}) {
-				missing = append(missing, strings.TrimSpace(r+" "+p[1]))
+			if label != "" && !slices.ContainsFunc(refusals, func(msg string) bool { return strings.Contains(msg, "'"+vap.Name+"'") && covers(msg) }) {
+				missing = append(missing, label)
 			}
 		}
 	}
 	return missing
+}
+
+// ownWords lists, for each validation, the string literals of at least
+// eight characters that its message holds and no other's does.
+func ownWords(validations []admissionregistrationv1.Validation) [][]string {
+	literal := regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
+	count := map[string]int{}
+	all := make([][]string, len(validations))
+	for i, v := range validations {
+		seen := map[string]bool{}
+		for _, m := range literal.FindAllStringSubmatch(v.MessageExpression, -1) {
+			w, err := strconv.Unquote(`"` + m[1] + `"`)
+			if err != nil || len(strings.TrimSpace(w)) < 8 || seen[w] {
+				continue
+			}
+			seen[w] = true
+			all[i] = append(all[i], w)
+			count[w]++
+		}
+	}
+	own := make([][]string, len(validations))
+	for i, words := range all {
+		for _, w := range words {
+			if count[w] == 1 {
+				own[i] = append(own[i], w)
+			}
+		}
+	}
+	return own
 }
 
 // agree compares the API server's verdict with the offline one.

@@ -125,6 +125,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
 	}
+	if err := mgr.Add(&clusterDefaults{shared: shared, writer: mgr.GetClient(), namespace: opts.Namespace}); err != nil {
+		return err
+	}
 	server := mgr.GetWebhookServer()
 	server.Register(ValidatePath, &webhook.Admission{Handler: timed{"validate", &validator{index: index, shared: shared, platform: opts.Platform, events: newDenialEvents(mgr.GetEventRecorder("landlord-webhook"), denialWindow), creates: newSelfServiceCreates()}}})
 	server.Register(MutatePath, &webhook.Admission{Handler: timed{"mutate", &mutator{index: index}}})
