@@ -49,7 +49,9 @@ type inProcessRule struct {
 	at    string
 	kind  schema.GroupKind
 	kinds []schema.GroupKind
-	valid string
+	// subresource, where set, is judged as the kinds themselves are.
+	subresource string
+	valid       string
 	// detail must not fail where valid holds: the API server evaluates
 	// it anyway.
 	detail string
@@ -98,7 +100,7 @@ func (r inProcessRule) judges() string {
 		k, _ := kinds.Lookup(gk)
 		resources = append(resources, fmt.Sprintf(`request.resource.group == %q && request.resource.resource == %q`, k.Group, k.Resource))
 	}
-	return fmt.Sprintf(`((%s) && (!has(request.subResource) || request.subResource == "") && object != null)`, strings.Join(resources, " || "))
+	return fmt.Sprintf(`((%s) && (!has(request.subResource) || request.subResource in ["", %q]) && object != null)`, strings.Join(resources, " || "), r.subresource)
 }
 
 // readsContent reports whether an in-process rule reads the content of
@@ -129,7 +131,7 @@ var labelledTenant = fmt.Sprintf("namespaceObject.metadata.labels[%q]", v1alpha1
 // render.markers keeps of which identities act for which tenant and which
 // namespaces it holds: they are written once, here, and the API server,
 // lint and audit all evaluate this CEL.
-var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules, workloadRules)
+var inProcessRules = slices.Concat(identityRules, contentRules, fluxRules, sourceRules, workloadRules, podAccountRules)
 
 // inProcessPolicy is one of Landlord's ValidatingAdmissionPolicies: its
 // name, its rules in the order of its validations, its build, and the
@@ -162,6 +164,7 @@ var inProcessPolicies = []inProcessPolicy{
 	policyOf(ContentName, slices.Concat(contentRules, fluxRules), Content),
 	policyOf(SourcesName, sourceRules, Sources),
 	policyOf(WorkloadsName, workloadRules, Workloads),
+	policyOf(PodAccountsName, podAccountRules, PodAccounts),
 }
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant

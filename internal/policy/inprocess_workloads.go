@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -48,6 +49,10 @@ var (
 	claimKinds = append([]schema.GroupKind{claimKind}, podKinds...)
 )
 
+// ephemeralContainers is the pod subresource that adds debugging
+// containers to a running pod.
+const ephemeralContainers = "ephemeralcontainers"
+
 // Rules declared here beside their CEL and listed in Rules.
 var (
 	ruleResources  = Rule{"LL016", "require-resources", "where the Tenant requires it, every container declares cpu and memory requests and limits"}
@@ -87,15 +92,7 @@ var keepNode = [][2]string{
 // keep the values it reads as they were (the ratchet), so that
 // controllers can still remove finalizers and scale.
 var workloadRules = []inProcessRule{
-	{
-		rule:  ruleReconciler,
-		kinds: podKinds,
-		at:    `variables.templatePath + "spec." + (` + podString("serviceAccountName")("variables.pod") + ` in variables.accounts ? "serviceAccountName" : "serviceAccount")`,
-		valid: `!(` + podString("serviceAccountName")("variables.pod") + ` in variables.accounts) && !(` + podString("serviceAccount")("variables.pod") + ` in variables.accounts) || ` +
-			keptPod(podString("serviceAccountName"), podString("serviceAccount")),
-		detail: `"pods may not run as " + ([` + podString("serviceAccountName")("variables.pod") + `, ` + podString("serviceAccount")("variables.pod") + `].filter(a, a in variables.accounts)[0]) + ` +
-			`", an account Landlord makes (the reconciler " + variables.reconciler + " or one a TenantResource stamps); allowed: any account of the tenant's own making"`,
-	},
+	accountRule(podKinds[1:]),
 	{
 		rule:  ruleResources,
 		kinds: podKinds,
@@ -186,26 +183,72 @@ var workloadRules = []inProcessRule{
 	claimRule("storageClassName", storageClassAllowed, "",
 		`"tenant " + `+labelledTenant+` + " may not provision volumes of storage class " + variables.claims.filter(c, !(`+storageClassAllowed+`))[0].spec.storageClassName + "; allowed: " + `+orUnset(`variables.storageClasses`),
 		`c.spec.?storageClassName.orValue(null)`),
+	// Kubernetes reads a claim's class from this annotation before
+	// spec.storageClassName, and gives no default to a claim carrying it.
+	{
+		rule:  ruleStorage,
+		kinds: claimKinds,
+		at:    fmt.Sprintf(`(variables.claims.filter(c, !(%s)).map(c, c.metaPath) + ["metadata"])[0] + ".annotations[%s]"`, betaClassAllowed, betaStorageClass),
+		valid: fmt.Sprintf(`variables.claims.all(c, %s) || (oldObject != null && variables.oldClaims.map(c, c.meta[?%[2]q]) == variables.claims.map(c, c.meta[?%[2]q]))`, betaClassAllowed, betaStorageClass),
+		detail: fmt.Sprintf(`"tenant " + `+labelledTenant+` + " may not provision volumes of storage class " + variables.claims.filter(c, !(%s))[0].meta[%q] + "; allowed: " + `+orUnset(`variables.storageClasses`),
+			betaClassAllowed, betaStorageClass),
+	},
 
 	{
-		rule:  ruleImages,
-		kinds: podKinds,
-		at:    `variables.pulls.filter(p, !` + imageAllowed("p") + `)[0].path`,
+		rule:        ruleImages,
+		kinds:       podKinds,
+		subresource: ephemeralContainers,
+		at:          `variables.pulls.filter(p, !` + imageAllowed("p") + `)[0].path`,
 		valid: `variables.anyImage || variables.pulls.all(p, ` + imageAllowed("p") + `) || ` +
 			keptPod(func(pod string) string { return fmt.Sprintf(`%s.map(c, c.?image.orValue(""))`, imagesOf(pod)) }),
 		detail: `"tenant " + ` + labelledTenant + ` + " may not pull " + variables.pulls.filter(p, !` + imageAllowed("p") + `)[0].image + "; allowed: images below " + ` +
 			`(size(variables.images) == 0 ? "none (spec.images.allowed is empty)" : variables.images.join(", "))`,
 	},
 	{
-		rule:  ruleImages,
-		kinds: podKinds,
-		at:    `variables.pulls.filter(p, ` + pullPolicy("p") + ` != "Always")[0].policyPath`,
+		rule:        ruleImages,
+		kinds:       podKinds,
+		subresource: ephemeralContainers,
+		at:          `variables.pulls.filter(p, ` + pullPolicy("p") + ` != "Always")[0].policyPath`,
 		valid: `!variables.pullAlways || variables.pulls.all(p, ` + pullPolicy("p") + ` == "Always") || ` +
 			keptPod(func(pod string) string {
 				return fmt.Sprintf(`%s.map(c, c.?imagePullPolicy.orValue(""))`, imagesOf(pod))
 			}),
 		detail: `"tenant " + ` + labelledTenant + ` + " requires every pull checked against the registry; allowed: Always"`,
 	},
+}
+
+// accountRule is rule LL012 on the pods or templates of kinds: they may
+// not run as an account Landlord makes.
+func accountRule(kinds []schema.GroupKind) inProcessRule {
+	name, alias := podString("serviceAccountName")("variables.pod"), podString("serviceAccount")("variables.pod")
+	return inProcessRule{
+		rule:  ruleReconciler,
+		kinds: kinds,
+		at:    `variables.templatePath + "spec." + (` + name + ` in variables.accounts ? "serviceAccountName" : "serviceAccount")`,
+		valid: `!(` + name + ` in variables.accounts) && !(` + alias + ` in variables.accounts) || ` + keptPod(podString("serviceAccountName"), podString("serviceAccount")),
+		detail: `"pods may not run as " + ([` + name + `, ` + alias + `].filter(a, a in variables.accounts)[0]) + ` +
+			`", an account Landlord makes (the reconciler " + variables.reconciler + " or one a TenantResource stamps); allowed: any account of the tenant's own making"`,
+	}
+}
+
+// PodAccountsName names the ValidatingAdmissionPolicy of LL012 on pods,
+// and its binding.
+const PodAccountsName = "landlord-pod-accounts"
+
+// podAccountRules are LL012 on pods whoever makes them: a template admitted
+// before a TenantResource stamped the account it names would otherwise
+// have Kubernetes' controllers, which the other policies spare, run pods
+// as the platform's account.
+var podAccountRules = []inProcessRule{accountRule([]schema.GroupKind{podKind})}
+
+// PodAccounts is the ValidatingAdmissionPolicy of podAccountRules and its
+// binding: creates and updates of pods in tenant namespaces by anyone but
+// kubelets (mirror pods run as no account) and Landlord's controller,
+// which makes none.
+func PodAccounts(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	conditions := []admissionregistrationv1.MatchCondition{{Name: "not-kubelet-or-landlord",
+		Expression: fmt.Sprintf(`!(%s || request.userInfo.username == %q)`, nodeCEL(), platform.Controller())}}
+	return kindPolicy(PodAccountsName, podAccountRules, conditions, append(inProcessVariables(platform), podVariables...))
 }
 
 // podString is a CEL expression, for a pod spec named pod, of its string
@@ -276,6 +319,14 @@ func tolerated(t string) string {
 		t, CELList(defaultTolerations))
 }
 
+// betaStorageClass is the annotation that named a claim's class before
+// spec.storageClassName, which Kubernetes still reads first.
+const betaStorageClass = "volume.beta.kubernetes.io/storage-class"
+
+// betaClassAllowed is true where claim c's annotation names no class or
+// one storageClassAllowed would allow.
+var betaClassAllowed = fmt.Sprintf(`!(%[1]q in c.meta) || c.meta[%[1]q] in variables.storageClasses`, betaStorageClass)
+
 // storageClassAllowed is true where claim c names no class, or one the
 // Tenant allows or the cluster's default. "" asks for no class: a
 // pre-provisioned volume, which is not the tenant's to pick.
@@ -296,13 +347,16 @@ func claimRule(f, valid, named, detail, value string) inProcessRule {
 	}
 }
 
-// claimsOf lists, as {"path", "spec"}, the claims an object o makes: a
-// claim itself, a StatefulSet's templates, a pod's ephemeral volumes.
+// claimsOf lists, as {"path", "spec", "metaPath", "meta"} (meta its
+// annotations), the claims an object o makes: a claim itself, a
+// StatefulSet's templates, a pod's ephemeral volumes.
 func claimsOf(o, pod string) string {
-	return fmt.Sprintf(`(request.resource.resource == "persistentvolumeclaims" ? [{"path": dyn("spec"), "spec": %[1]s.spec}] : []) + `+
-		`(request.resource.resource == "statefulsets" ? %[1]s.?spec.?volumeClaimTemplates.orValue([]).map(t, {"path": dyn("spec.volumeClaimTemplates[" + string(%[1]s.spec.volumeClaimTemplates.indexOf(t)) + "].spec"), "spec": t.?spec.orValue({})}) : []) + `+
+	return fmt.Sprintf(`(request.resource.resource == "persistentvolumeclaims" ? [{"path": dyn("spec"), "spec": %[1]s.spec, "metaPath": dyn("metadata"), "meta": %[1]s.metadata.?annotations.orValue({})}] : []) + `+
+		`(request.resource.resource == "statefulsets" ? %[1]s.?spec.?volumeClaimTemplates.orValue([]).map(t, [dyn("spec.volumeClaimTemplates[" + string(%[1]s.spec.volumeClaimTemplates.indexOf(t)) + "]")].map(at, `+
+		`{"path": dyn(at + ".spec"), "spec": t.?spec.orValue({}), "metaPath": dyn(at + ".metadata"), "meta": t.?metadata.?annotations.orValue({})})[0]) : []) + `+
 		`%[2]s.?volumes.orValue([]).filter(v, has(v.ephemeral) && has(v.ephemeral.volumeClaimTemplate)).map(v, `+
-		`{"path": dyn(variables.templatePath + "spec.volumes[" + string(%[2]s.volumes.indexOf(v)) + "].ephemeral.volumeClaimTemplate.spec"), "spec": v.ephemeral.volumeClaimTemplate.?spec.orValue({})})`, o, pod)
+		`[dyn(variables.templatePath + "spec.volumes[" + string(%[2]s.volumes.indexOf(v)) + "].ephemeral.volumeClaimTemplate")].map(at, `+
+		`{"path": dyn(at + ".spec"), "spec": v.ephemeral.volumeClaimTemplate.?spec.orValue({}), "metaPath": dyn(at + ".metadata"), "meta": v.ephemeral.volumeClaimTemplate.?metadata.?annotations.orValue({})})[0])`, o, pod)
 }
 
 // templateOf is the pod template of an object o, whichever kind: a pod is
@@ -335,8 +389,11 @@ func imageName(i string) string {
 		{"undigested", `full.split("@")[0]`},
 		{"name", `undigested.lastIndexOf(":") > undigested.lastIndexOf("/") ? undigested.substring(0, undigested.lastIndexOf(":")) : undigested`},
 	}
-	out := fmt.Sprintf(`full.matches(%q) && !i.matches(%q) && remainder.split(":")[0].lowerAscii() == remainder.split(":")[0] && size(name) - size(domain) - 1 <= %d ? name : ""`,
-		anchoredReference, "^"+reference.IdentifierRegexp.String()+"$", reference.RepositoryNameTotalLengthMax)
+	// The repository path is the name less its registry, where the
+	// grammar reads one: a first part that is no host name is path too.
+	out := fmt.Sprintf(`full.matches(%q) && !i.matches(%q) && remainder.split(":")[0].lowerAscii() == remainder.split(":")[0] && `+
+		`(domain.matches(%q) ? size(name) - size(domain) - 1 : size(name)) <= %d ? name : ""`,
+		anchoredReference, "^"+reference.IdentifierRegexp.String()+"$", "^"+reference.DomainRegexp.String()+"$", reference.RepositoryNameTotalLengthMax)
 	for k := len(steps) - 1; k >= 0; k-- {
 		out = fmt.Sprintf(`[%s].map(%s, %s)[0]`, steps[k].value, steps[k].name, out)
 	}
@@ -360,21 +417,28 @@ func pullPolicy(p string) string {
 	return fmt.Sprintf(`(%[1]s.imagePullPolicy != "" ? %[1]s.imagePullPolicy : (%[2]s == "" && !%[1]s.image.contains("@")) || %[2]s == "latest" ? "Always" : "IfNotPresent")`, p, tag)
 }
 
-// workloadVariables are what the workload rules read, evaluated once a
-// request where a rule reads them.
-var workloadVariables = []admissionregistrationv1.Variable{
+// podVariables are the pod spec and template of a request, whichever kind
+// holds them, and the accounts pods may not run as.
+var podVariables = []admissionregistrationv1.Variable{
 	{Name: "template", Expression: templateOf("object")},
 	{Name: "oldTemplate", Expression: `oldObject == null ? {} : ` + templateOf("oldObject")},
 	// templatePath: where the pod template is, for denials.
 	{Name: "templatePath", Expression: `request.resource.resource == "pods" ? "" : request.resource.resource == "cronjobs" ? "spec.jobTemplate.spec.template." : "spec.template."`},
 	{Name: "pod", Expression: `variables.template.?spec.orValue({})`},
 	{Name: "oldPod", Expression: `variables.oldTemplate.?spec.orValue({})`},
+	// accounts: those Landlord makes in the namespace, which pods may not
+	// run as.
+	{Name: "accounts", Expression: `([variables.reconciler] + ` + annotationLines(v1alpha1.StampedAccountsAnnotation) + `).filter(a, a != "")`},
+}
+
+// workloadVariables are what the workload rules read, evaluated once a
+// request where a rule reads them.
+var workloadVariables = append(slices.Clone(podVariables), []admissionregistrationv1.Variable{
 	{Name: "podAnnotations", Expression: `variables.template.?metadata.?annotations.orValue({})`},
 	{Name: "oldPodAnnotations", Expression: `variables.oldTemplate.?metadata.?annotations.orValue({})`},
 	// annotated: the controller has written the tenant's lists on the
 	// namespace; until it has, each is empty and each switch on.
 	{Name: "annotated", Expression: fmt.Sprintf(`has(namespaceObject.metadata.annotations) && %q in namespaceObject.metadata.annotations`, v1alpha1.AllowedImagesAnnotation)},
-	{Name: "accounts", Expression: `([variables.reconciler] + ` + annotationLines(v1alpha1.StampedAccountsAnnotation) + `).filter(a, a != "")`},
 	{Name: "priorityClasses", Expression: annotationLines(v1alpha1.PriorityClassesAnnotation) + ` + ` + defaultClass("priorityClass")},
 	{Name: "storageClasses", Expression: annotationLines(v1alpha1.StorageClassesAnnotation) + ` + ` + defaultClass("storageClass")},
 	{Name: "nodeLabels", Expression: annotationLines(v1alpha1.NodeLabelsAnnotation)},
@@ -396,7 +460,7 @@ var workloadVariables = []admissionregistrationv1.Variable{
 	{Name: "pulls", Expression: pulls()},
 	{Name: "claims", Expression: claimsOf("object", "variables.pod")},
 	{Name: "oldClaims", Expression: `oldObject == null ? [] : ` + claimsOf("oldObject", "variables.oldPod")},
-}
+}...)
 
 // pulls is the CEL list of the images a pod spec pulls, each with its
 // policy, its full name and the fields that hold them.
@@ -431,6 +495,15 @@ func defaultClass(key string) string {
 // classes, which the controller keeps in its namespace (DefaultsName).
 func Workloads(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	vap, binding := kindPolicy(WorkloadsName, workloadRules, notSpared(platform), append(inProcessVariables(platform), workloadVariables...))
+	// Debugging containers join a running pod through a subresource, and
+	// pull images like any other.
+	vap.Spec.MatchConstraints.ResourceRules = append(vap.Spec.MatchConstraints.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{
+		RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods/" + ephemeralContainers},
+				Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
+		},
+	})
 	vap.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
 	binding.Spec.ParamRef = &admissionregistrationv1.ParamRef{
 		Name: DefaultsName, Namespace: cmp.Or(platform.Namespace, tenancy.ControllerNamespace),

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/distribution/reference"
@@ -68,6 +69,8 @@ func FuzzImageName(f *testing.F) {
 		"registry.example.com/team/app:1.0", "registry.example.com:5000/team/app@sha256:" + sha, "localhost/app", "localhost:5000/app",
 		"Registry.Example.com/app", "REGISTRY/app", "team/App", "registry.example.com/team/app:1.0@sha256:" + sha, sha,
 		"registry.example.com.evil.io/team/app", "ghcr.io/team-b/app", "a:b:c", "a//b", "-a/b", "[::1]:5000/app", "app:", "app@",
+		// A first part with a dot that is no host name is path: 258 long.
+		"a.b_c/" + strings.Repeat("x", 252),
 	} {
 		f.Add(seed)
 	}

@@ -74,6 +74,8 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"system:authenticated"}}
 		platform = authenticationv1.UserInfo{Username: "pat", Groups: []string{"platform-admins", "system:authenticated"}}
 		root     = authenticationv1.UserInfo{Username: "root", Groups: []string{"system:masters", "system:authenticated"}}
+		// Kubernetes' own, which makes pods from templates admitted before.
+		rsController = authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:replicaset-controller", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}}
 		// An owner of ipb whom the platform made cluster-admin by mistake.
 		adminB = authenticationv1.UserInfo{Username: "bella", Groups: []string{"ipb-owners", "system:authenticated"}}
 	)
@@ -450,6 +452,18 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		}(), "LL023", false},
 		{"owner's claim of its storage class", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("fast") }), "", false},
 		{"owner's claim naming no class, given the cluster's default", ownerA, admissionv1.Create, claim(func(*corev1.PersistentVolumeClaimSpec) {}), "", false},
+		{"owner's claim of another class by the older annotation", ownerA, admissionv1.Create, func() client.Object {
+			c := claim(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("fast") })
+			c.SetAnnotations(map[string]string{"volume.beta.kubernetes.io/storage-class": "premium"})
+			return c
+		}(), "LL020", false},
+		{"owner's claim of its class by the older annotation", ownerA, admissionv1.Create, func() client.Object {
+			c := claim(func(*corev1.PersistentVolumeClaimSpec) {})
+			c.SetAnnotations(map[string]string{"volume.beta.kubernetes.io/storage-class": "fast"})
+			return c
+		}(), "", false},
+		{"Kubernetes' ReplicaSet controller making a pod as the reconciler", rsController, admissionv1.Create, pod(func(p *corev1.PodSpec) { p.ServiceAccountName = "ipa" }), "LL012", false},
+		{"Kubernetes' ReplicaSet controller making a pod", rsController, admissionv1.Create, pod(noPodEdit), "", false},
 		{"owner's claim of another storage class", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.StorageClassName = ptr.To("premium") }), "LL020", false},
 		{"owner's claim binding an existing volume", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) { c.VolumeName = "pv-ipb-data" }), "LL020", false},
 		{"owner's claim picking volumes by label", ownerA, admissionv1.Create, claim(func(c *corev1.PersistentVolumeClaimSpec) {
@@ -759,5 +773,38 @@ func TestRatchetHoldsInTheRegistryVersionOnly(t *testing.T) {
 	old.SetLabels(map[string]string{"touched": "yes"})
 	if err := reconciler.Update(ctx, old, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "LL005") {
 		t.Errorf("update through v1beta2, which drops the account: %v, want LL005", err)
+	}
+}
+
+// TestEphemeralContainersJudged: a debugging container joins a running pod
+// through a subresource, and pulls its image as any container does; no
+// tenant is granted it, but a platform that grants it must not open LL029.
+func TestEphemeralContainersJudged(t *testing.T) {
+	tenant := &v1alpha1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: "eph"},
+		Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "eph-apps"}},
+			Images: &v1alpha1.Images{Allowed: []string{"registry.example.com/eph"}}},
+	}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "eph-apps", Name: "web"}, Spec: corev1.PodSpec{
+		SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+		Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/eph/app:1", SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}},
+	}}
+	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Create(ctx, pod.DeepCopy()) })
+	for image, want := range map[string]string{"registry.example.com/eph/debug:1": "", "registry.example.com/other/debug:1": "LL029"} {
+		debug := &corev1.Pod{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(pod), debug); err != nil {
+			t.Fatal(err)
+		}
+		debug.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debug", Image: image,
+			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}}}
+		err := k8s.SubResource("ephemeralcontainers").Update(ctx, debug, client.DryRunAll)
+		if got := strings.ToUpper(ruleID.FindString(fmt.Sprint(err))); got != want || want == "" && err != nil {
+			t.Errorf("debugging container of %s: %v, want %q", image, err, want)
+		}
 	}
 }
