@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,10 +21,11 @@ import (
 )
 
 // TestOutageHoldsTenantsNotTheCluster kills every replica: the webhook
-// fails closed for the tenant, whose writes all fail, while the cluster's
-// own controllers go on in its namespace, since they only copy templates
-// judged when admitted: a Deployment and a Job admitted before the outage
-// get their ReplicaSet and Pods, and a deleted namespace empties and goes.
+// fails closed for the kinds it judges, while the API server's policies
+// go on judging the rest, workloads included, and the cluster's own
+// controllers go on in the tenant's namespace: a Deployment and a Job
+// admitted before the outage get their ReplicaSet and Pods, and a deleted
+// namespace empties and goes.
 func TestOutageHoldsTenantsNotTheCluster(t *testing.T) {
 	r := startReplicas(t, 2)
 	createReady(t, tenant("out"))
@@ -85,13 +87,28 @@ func TestOutageHoldsTenantsNotTheCluster(t *testing.T) {
 	})
 
 	held := map[string]error{
-		"create a Secret":      owner.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "held-"}}),
-		"delete the Job":       owner.Delete(ctx, job),
-		"scale the Deployment": owner.Patch(ctx, deployment, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":3}}`))),
+		"create a Secret": owner.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "held-"}}),
+		"bind a role":     owner.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "held-"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}}),
 	}
 	for write, err := range held {
 		if err == nil || !strings.Contains(err.Error(), "failed calling webhook") {
 			t.Errorf("the tenant's owner, during the outage, %s: %v, want a failed webhook call", write, err)
+		}
+	}
+	escape := deployment.DeepCopy()
+	escape.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "escape"}
+	escape.Spec.Template.Spec.ServiceAccountName = "out"
+	judged := map[string]struct {
+		err  error
+		want string
+	}{
+		"scale the Deployment":                        {owner.Patch(ctx, deployment, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"replicas":3}}`))), ""},
+		"delete the Job":                              {owner.Delete(ctx, job), ""},
+		"run a Deployment as the tenant's reconciler": {owner.Create(ctx, escape), "LL012"},
+	}
+	for write, got := range judged {
+		if got.want == "" && got.err != nil || got.want != "" && (got.err == nil || !strings.Contains(got.err.Error(), got.want)) {
+			t.Errorf("the tenant's owner, during the outage, %s: %v, want %q from the API server's policy", write, got.err, got.want)
 		}
 	}
 
