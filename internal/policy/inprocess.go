@@ -66,19 +66,20 @@ func (r inProcessRule) reads() []schema.GroupKind {
 	return []schema.GroupKind{r.kind}
 }
 
-// expression is r's validation, limited to writes of its kinds.
-func (r inProcessRule) expression() string {
+// expression is r's validation, limited to writes of its kinds, which
+// guard says.
+func (r inProcessRule) expression(guard string) string {
 	if len(r.reads()) == 0 {
 		return r.valid
 	}
-	return fmt.Sprintf(`!%s || (%s)`, r.judges(), r.valid)
+	return fmt.Sprintf(`!%s || (%s)`, guard, r.valid)
 }
 
 // message is r's denial. The API server evaluates every message on every
 // request it judges, so that of a rule with kinds says nothing of other
 // kinds' objects, which it could only fail to read, nor of an object r
 // admits.
-func (r inProcessRule) message() string {
+func (r inProcessRule) message(guard string) string {
 	message := fmt.Sprintf("%q + (%s)", r.field.String()+": Forbidden: "+r.rule.ID+": ", r.detail)
 	if r.at != "" {
 		message = fmt.Sprintf("(%s) + %q + (%s)", r.at, ": Forbidden: "+r.rule.ID+": ", r.detail)
@@ -88,9 +89,9 @@ func (r inProcessRule) message() string {
 		return message
 	case r.at != "" && !strings.Contains(r.valid, "authorizer"):
 		// Its field is found in what it refuses: only then.
-		return fmt.Sprintf(`%s && !(%s) ? %s : ""`, r.judges(), r.valid, message)
+		return fmt.Sprintf(`%s && !(%s) ? %s : ""`, guard, r.valid, message)
 	}
-	return fmt.Sprintf(`%s ? %s : ""`, r.judges(), message)
+	return fmt.Sprintf(`%s ? %s : ""`, guard, message)
 }
 
 // judges is a CEL expression true for a write of r's kinds, which r reads.
@@ -342,10 +343,10 @@ func newPolicy(name string, match *admissionregistrationv1.MatchResources, condi
 			MatchConstraints: match,
 			MatchConditions:  conditions,
 			Variables:        variables,
-			Validations:      validations(rules),
 			FailurePolicy:    ptr.To(admissionregistrationv1.Fail),
 		},
 	}
+	vap.Spec.Variables, vap.Spec.Validations = validations(variables, rules)
 	return vap, denyBinding(meta)
 }
 
@@ -362,13 +363,28 @@ func denyBinding(meta metav1.ObjectMeta) *admissionregistrationv1.ValidatingAdmi
 	}
 }
 
-// validations are rules as a policy's validations, each denial its rule's.
-func validations(rules []inProcessRule) []admissionregistrationv1.Validation {
+// validations are rules as a policy's validations, each denial its
+// rule's, and variables with the kinds each rule judges: a variable a
+// set of kinds, which the API server evaluates once a request, where a
+// guard spelled in each validation and message would be evaluated in
+// each.
+func validations(variables []admissionregistrationv1.Variable, rules []inProcessRule) ([]admissionregistrationv1.Variable, []admissionregistrationv1.Validation) {
+	variables = slices.Clone(variables)
+	guards := map[string]string{}
 	out := make([]admissionregistrationv1.Validation, len(rules))
 	for i, r := range rules {
-		out[i] = admissionregistrationv1.Validation{Expression: r.expression(), MessageExpression: r.message(), Reason: ptr.To(metav1.StatusReasonForbidden)}
+		guard := ""
+		if len(r.reads()) > 0 {
+			judges := r.judges()
+			if guards[judges] == "" {
+				guards[judges] = fmt.Sprintf("judges%d", len(guards))
+				variables = append(variables, admissionregistrationv1.Variable{Name: guards[judges], Expression: judges})
+			}
+			guard = "variables." + guards[judges]
+		}
+		out[i] = admissionregistrationv1.Validation{Expression: r.expression(guard), MessageExpression: r.message(guard), Reason: ptr.To(metav1.StatusReasonForbidden)}
 	}
-	return out
+	return variables, out
 }
 
 // policyMeta is the metadata of Landlord's admission policies and their

@@ -620,6 +620,7 @@ func uncovered(cases []inProcessCase, platform policy.Platform) []string {
 	}
 	resource := regexp.MustCompile(`request\.resource\.resource == "([a-z]+)"`)
 	prefix := regexp.MustCompile(`"([^"]+: Forbidden: (LL\d{3})): "`)
+	guard := regexp.MustCompile(`^!variables\.(judges\d+) `)
 	// A rule whose field the API server finds (the pod template rules)
 	// is told from its neighbours by the words only its message has.
 	found := regexp.MustCompile(`": Forbidden: (LL\d{3}): "`)
@@ -634,9 +635,13 @@ func uncovered(cases []inProcessCase, platform policy.Platform) []string {
 			covers := func(string) bool { return false }
 			label := ""
 			if p := prefix.FindStringSubmatch(v.MessageExpression); p != nil && p[2] != "LL001" {
+				// The kinds a rule judges are a variable of the policy.
 				r := ""
-				if m := resource.FindStringSubmatch(v.Expression); m != nil {
-					r = m[1]
+				if g := guard.FindStringSubmatch(v.Expression); g != nil {
+					i := slices.IndexFunc(vap.Spec.Variables, func(v admissionregistrationv1.Variable) bool { return v.Name == g[1] })
+					if m := resource.FindAllStringSubmatch(vap.Spec.Variables[i].Expression, -1); len(m) == 1 {
+						r = m[0][1]
+					}
 				}
 				label = strings.TrimSpace(r + " " + p[1])
 				covers = func(msg string) bool {
