@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
@@ -446,6 +447,12 @@ func ruleKinds(rules []inProcessRule) []schema.GroupKind {
 	return out
 }
 
+// OldestKubernetes is the oldest Kubernetes whose API server serves
+// Landlord's policies: ValidatingAdmissionPolicy and its authorizer checks
+// are GA in 1.30. The policies are compiled offline in its CEL
+// environment, so that they use no library a newer one added.
+var OldestKubernetes = version.MajorMinor(1, 30)
+
 // validators are Landlord's policies compiled for each platform, as the
 // API server compiles them.
 var validators sync.Map // name, users and groups -> func() validating.Validator
@@ -467,7 +474,7 @@ func compiledPolicy(name string, platform Platform, build func(Platform) (*admis
 // way its ValidatingAdmissionPolicy plugin does.
 func compile(vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.Validator {
 	spec := vap.Spec
-	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(OldestKubernetes))
 	if err != nil {
 		return validating.NewValidator(nil, nil, nil, nil, spec.FailurePolicy, err)
 	}

@@ -56,11 +56,13 @@ func TestContentRulesMatchTheRoutes(t *testing.T) {
 }
 
 // TestInProcessPolicyCompiles: every variable, validation and message of
-// each policy compiles in the API server's environment. A message that
-// failed to would surface offline as a refusal naming the rule, which
-// tables asking only for the rule would take for the rule's own.
+// each policy compiles in the API server's environment of the oldest
+// Kubernetes Landlord supports, 1.30, as a new expression there. A
+// message that failed to would surface offline as a refusal naming the
+// rule, which tables asking only for the rule would take for the rule's
+// own.
 func TestInProcessPolicyCompiles(t *testing.T) {
-	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	compiler, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(OldestKubernetes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +74,17 @@ func TestInProcessPolicyCompiles(t *testing.T) {
 			rules []inProcessRule
 		}{vap, policy.rules}
 		for _, v := range p.vap.Spec.Variables {
-			if r := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
+			if r := compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, environment.NewExpressions); r.Error != nil {
 				t.Errorf("%s: variable %s: %v", p.vap.Name, v.Name, r.Error)
 			}
 		}
 		for i, v := range p.vap.Spec.Validations {
 			rule := p.rules[i].rule.ID
-			if r := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, vars, environment.StoredExpressions); r.Error != nil {
+			if r := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, vars, environment.NewExpressions); r.Error != nil {
 				t.Errorf("%s: %s: validation: %v", p.vap.Name, rule, r.Error)
 			}
 			// The API server declares no authorizer for messages.
-			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{HasParams: vars.HasParams}, environment.StoredExpressions); r.Error != nil {
+			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, cel.OptionalVariableDeclarations{HasParams: vars.HasParams}, environment.NewExpressions); r.Error != nil {
 				t.Errorf("%s: %s: message: %v", p.vap.Name, rule, r.Error)
 			}
 		}

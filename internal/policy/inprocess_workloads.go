@@ -267,6 +267,13 @@ func keptPod(values ...func(pod string) string) string {
 	return "(" + strings.Join(parts, " && ") + ")"
 }
 
+// podTerms are the terms of the pod's affinity of kind, required and
+// preferred.
+func podTerms(kind string) string {
+	return fmt.Sprintf(`variables.pod.?affinity.?%[1]s.?requiredDuringSchedulingIgnoredDuringExecution.orValue([]) + `+
+		`variables.pod.?affinity.?%[1]s.?preferredDuringSchedulingIgnoredDuringExecution.orValue([]).map(w, w.?podAffinityTerm.orValue({}))`, kind)
+}
+
 // podAffinities are the pod (anti-)affinities of a pod spec.
 func podAffinities(pod string) string {
 	return fmt.Sprintf(`[%[1]s.?affinity.?podAffinity.orValue({}), %[1]s.?affinity.?podAntiAffinity.orValue({})]`, pod)
@@ -454,8 +461,9 @@ var workloadVariables = append(slices.Clone(podVariables), []admissionregistrati
 		`["cpu", "memory"].all(r, r in c.?resources.?requests.orValue({}) && r in c.?resources.?limits.orValue({}))`)},
 	{Name: "nodeTerms", Expression: `variables.pod.?affinity.?nodeAffinity.?requiredDuringSchedulingIgnoredDuringExecution.?nodeSelectorTerms.orValue([]) + ` +
 		`variables.pod.?affinity.?nodeAffinity.?preferredDuringSchedulingIgnoredDuringExecution.orValue([]).map(p, p.?preference.orValue({}))`},
-	{Name: "podTerms", Expression: podAffinities("variables.pod") + `.map(a, a.?requiredDuringSchedulingIgnoredDuringExecution.orValue([]) + ` +
-		`a.?preferredDuringSchedulingIgnoredDuringExecution.orValue([]).map(w, w.?podAffinityTerm.orValue({}))).flatten()`},
+	// podTerms: every pod (anti-)affinity term, spelled out: lists'
+	// flatten came in Kubernetes 1.34.
+	{Name: "podTerms", Expression: podTerms("podAffinity") + " + " + podTerms("podAntiAffinity")},
 	// pulls: every image the pod pulls, with where it and its policy are.
 	{Name: "pulls", Expression: pulls()},
 	{Name: "claims", Expression: claimsOf("object", "variables.pod")},

@@ -8,7 +8,6 @@ import (
 	"github.com/distribution/reference"
 	"github.com/google/cel-go/cel"
 	"github.com/opencontainers/go-digest"
-	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/cel/environment"
 )
 
@@ -20,7 +19,7 @@ func evalCEL(t testing.TB, expr string, vars map[string]any) any {
 	for name := range vars {
 		opts = append(opts, cel.Variable(name, cel.DynType))
 	}
-	env, err := environment.MustBaseEnvSet(version.MajorMinor(1, 30)).NewExpressionsEnv().Extend(opts...)
+	env, err := environment.MustBaseEnvSet(OldestKubernetes).NewExpressionsEnv().Extend(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +73,7 @@ func FuzzImageName(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	env, err := environment.MustBaseEnvSet(version.MajorMinor(1, 30)).NewExpressionsEnv().Extend(cel.Variable("i", cel.StringType))
+	env, err := environment.MustBaseEnvSet(OldestKubernetes).NewExpressionsEnv().Extend(cel.Variable("i", cel.StringType))
 	if err != nil {
 		f.Fatal(err)
 	}
