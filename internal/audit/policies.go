@@ -16,7 +16,8 @@ import (
 )
 
 // policies checks that the API server holds Landlord's admission policies
-// and their bindings, each validation as Landlord renders it: the rules
+// and their bindings, each validation and variable and a binding's
+// parameter as Landlord renders them: the rules
 // they hold stop at once, silently, if one is deleted or edited, until the
 // controller writes them again (as it starts, and at each hourly check of
 // its certificate). The tenant role's is the role check's.
@@ -68,9 +69,23 @@ func differs(want, got client.Object) string {
 				kept++
 			}
 		}
+		// Variables decide the verdicts as much as validations do; those
+		// spelling the platform's identities are the controller's flags.
+		var variables, keptVariables int
+		for _, v := range w.Spec.Variables {
+			if slices.Contains(policy.PlatformVariables, v.Name) {
+				continue
+			}
+			variables++
+			if slices.Contains(g.Spec.Variables, v) {
+				keptVariables++
+			}
+		}
 		switch {
 		case kept < len(w.Spec.Validations):
 			return fmt.Sprintf("holds %d of its %d validations as rendered", kept, len(w.Spec.Validations))
+		case keptVariables < variables:
+			return fmt.Sprintf("holds %d of its %d variables as rendered", keptVariables, variables)
 		case g.Spec.MatchConstraints == nil || !equality.Semantic.DeepEqual(w.Spec.MatchConstraints.ResourceRules, g.Spec.MatchConstraints.ResourceRules) ||
 			!equality.Semantic.DeepEqual(w.Spec.MatchConstraints.NamespaceSelector, g.Spec.MatchConstraints.NamespaceSelector) ||
 			narrowed(g.Spec.MatchConstraints.ObjectSelector) || len(g.Spec.MatchConstraints.ExcludeResourceRules) > 0:
@@ -81,6 +96,10 @@ func differs(want, got client.Object) string {
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 		g := got.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 		m := g.Spec.MatchResources
+		if w.Spec.ParamRef != nil && (g.Spec.ParamRef == nil || g.Spec.ParamRef.Name != w.Spec.ParamRef.Name ||
+			!equality.Semantic.DeepEqual(g.Spec.ParamRef.ParameterNotFoundAction, w.Spec.ParamRef.ParameterNotFoundAction)) {
+			return "reads another parameter than rendered"
+		}
 		if g.Spec.PolicyName != w.Spec.PolicyName || !slices.Contains(g.Spec.ValidationActions, admissionregistrationv1.Deny) ||
 			m != nil && (len(m.ResourceRules) > 0 || len(m.ExcludeResourceRules) > 0 || narrowed(m.NamespaceSelector) || narrowed(m.ObjectSelector)) {
 			return "does not deny what its policy refuses everywhere it matches"

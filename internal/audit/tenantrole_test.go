@@ -3,6 +3,7 @@ package audit_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,23 +75,26 @@ func TestAuditTenantRole(t *testing.T) {
 func TestAuditPolicies(t *testing.T) {
 	policyCheck := func() audit.Check { return checkOf(t, "admission") }
 	content := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	workloads := &admissionregistrationv1.ValidatingAdmissionPolicy{}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 	testenv.Eventually(t, time.Minute, func() error { // the controller applies them
-		return errors.Join(k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, content), k8s.Get(ctx, client.ObjectKey{Name: policy.SourcesName}, binding))
+		return errors.Join(k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, content), k8s.Get(ctx, client.ObjectKey{Name: policy.SourcesName}, binding),
+			k8s.Get(ctx, client.ObjectKey{Name: policy.WorkloadsName}, workloads))
 	})
 	if c := policyCheck(); c.Result != audit.Pass {
 		t.Fatalf("as applied: %s %s", c.Result, c.Detail)
 	}
 
 	// Put back as they were, for the package's other tests.
-	restored := content.DeepCopy()
 	t.Cleanup(func() {
 		binding.ResourceVersion = ""
 		_ = k8s.Create(ctx, binding)
-		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-		if k8s.Get(ctx, client.ObjectKey{Name: policy.ContentName}, live) == nil {
-			live.Spec = restored.Spec
-			_ = k8s.Update(ctx, live)
+		for _, restored := range []*admissionregistrationv1.ValidatingAdmissionPolicy{content, workloads} {
+			live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+			if k8s.Get(ctx, client.ObjectKeyFromObject(restored), live) == nil {
+				live.Spec = restored.Spec
+				_ = k8s.Update(ctx, live)
+			}
 		}
 	})
 	// The controller writes them again as it starts: until it is done,
@@ -108,10 +112,28 @@ func TestAuditPolicies(t *testing.T) {
 		if err := k8s.Update(ctx, live); err != nil {
 			return err
 		}
+		// A variable switches rules off as surely: every image allowed.
+		lax := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(workloads), lax); err != nil {
+			return err
+		}
+		variables := 0
+		for i, v := range lax.Spec.Variables {
+			if !slices.Contains(policy.PlatformVariables, v.Name) {
+				variables++
+			}
+			if v.Name == "anyImage" {
+				lax.Spec.Variables[i].Expression = "true"
+			}
+		}
+		if err := k8s.Update(ctx, lax); err != nil {
+			return err
+		}
 		c := policyCheck()
 		for _, want := range []string{
 			"ValidatingAdmissionPolicyBinding " + policy.SourcesName + " is missing",
 			"ValidatingAdmissionPolicy " + policy.ContentName + " holds " + fmt.Sprint(validations-1) + " of its " + fmt.Sprint(validations) + " validations as rendered",
+			"ValidatingAdmissionPolicy " + policy.WorkloadsName + " holds " + fmt.Sprint(variables-1) + " of its " + fmt.Sprint(variables) + " variables as rendered",
 		} {
 			if c.Result != audit.Fail || !strings.Contains(c.Detail, want) {
 				return fmt.Errorf("%s %s, want a FAIL saying %q", c.Result, c.Detail, want)

@@ -253,6 +253,10 @@ var contentRules = []inProcessRule{
 // cluster's network isolation.
 var exposing = fmt.Sprintf("[%q, %q]", corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer)
 
+// PlatformVariables name the variables of the policies that spell the
+// platform's identities, which the controller's flags set.
+var PlatformVariables = []string{"platform", "controller"}
+
 // inProcessVariables are what several rules read, evaluated once a request
 // where a rule reads them.
 func inProcessVariables(platform Platform) []admissionregistrationv1.Variable {

@@ -36,14 +36,22 @@ type certs struct {
 	inject func(ctx context.Context, caBundle []byte) error
 }
 
-// Start checks the certificate every interval until ctx ends.
+// Start checks the certificate every interval until ctx ends. The first
+// check is an interval away: SetupWithManager made one already, so that
+// the server found the certificate as it started.
 func (c *certs) Start(ctx context.Context) error {
-	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		if err := c.sync(ctx); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "syncing the webhook serving certificate")
+	ticker := time.NewTicker(c.interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			if err := c.sync(ctx); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "syncing the webhook serving certificate")
+			}
 		}
-	}, c.interval)
-	return nil
+	}
 }
 
 // NeedLeaderElection is false: every replica serves, so every replica
