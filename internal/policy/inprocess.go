@@ -500,13 +500,29 @@ func compile(vap *admissionregistrationv1.ValidatingAdmissionPolicy) validating.
 		messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
 	}
 	matcher := matchconditions.NewMatcher(compiler.CompileCondition(conditions, vars, environment.StoredExpressions), spec.FailurePolicy, "policy", "validate", vap.Name)
-	return validating.NewValidator(
-		compiler.CompileCondition(validations, vars, environment.StoredExpressions),
-		matcher,
-		compiler.CompileCondition(nil, vars, environment.StoredExpressions),
-		compiler.CompileCondition(messages, messageVars, environment.StoredExpressions),
-		spec.FailurePolicy, nil)
+	verdicts := compiler.CompileCondition(validations, vars, environment.StoredExpressions)
+	none := compiler.CompileCondition(nil, vars, environment.StoredExpressions)
+	return messagesOnDenial{
+		verdicts: validating.NewValidator(verdicts, matcher, none, compiler.CompileCondition(nil, messageVars, environment.StoredExpressions), spec.FailurePolicy, nil),
+		messages: validating.NewValidator(verdicts, matcher, none, compiler.CompileCondition(messages, messageVars, environment.StoredExpressions), spec.FailurePolicy, nil),
+	}
 }
+
+// messagesOnDenial evaluates a policy's messages only where it refuses:
+// the API server evaluates them on every request, but offline, where lint
+// and audit judge whole fleets, only the verdicts differ.
+type messagesOnDenial struct{ verdicts, messages validating.Validator }
+
+func (m messagesOnDenial) Validate(ctx context.Context, gvr schema.GroupVersionResource, attrs *admission.VersionedAttributes, params runtime.Object, ns *corev1.Namespace,
+	budget int64, authz authorizer.Authorizer) validating.ValidateResult {
+	result := m.verdicts.Validate(ctx, gvr, attrs, params, ns, budget, authz)
+	if slices.ContainsFunc(result.Decisions, func(d validating.PolicyDecision) bool { return d.Action != validating.ActionAdmit }) {
+		return m.messages.Validate(ctx, gvr, attrs, params, ns, budget, authz)
+	}
+	return result
+}
+
+func (m messagesOnDenial) CompileError() error { return m.messages.CompileError() }
 
 // inProcess evaluates the in-process rules on req offline, with what the
 // API server would find: the namespace's tenant label, and the markers of
