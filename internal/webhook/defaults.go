@@ -3,8 +3,10 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,7 +44,10 @@ func ensureDefaults(ctx context.Context, c client.Client, namespace string) erro
 }
 
 // Start writes the defaults once the cache has synced, then again at
-// every change of a priority or storage class.
+// every change of a priority or storage class, and of the parameter
+// itself: while it is missing, the API server refuses every write the
+// policy matches, the pods Kubernetes' controllers make included, since it
+// looks for the parameter before it asks who writes.
 func (d *clusterDefaults) Start(ctx context.Context) error {
 	changed := make(chan struct{}, 1)
 	notify := func(any) {
@@ -51,7 +56,7 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 		default:
 		}
 	}
-	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}} {
+	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &corev1.ConfigMap{}} {
 		informer, err := d.shared.c.GetInformer(ctx, obj)
 		if err != nil {
 			return err
@@ -66,7 +71,6 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 		return ctx.Err()
 	}
 	notify(nil)
-	var written *policy.Defaults
 	for {
 		select {
 		case <-ctx.Done():
@@ -74,15 +78,15 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 		case <-changed:
 		}
 		reads := d.shared.For(ctx)
-		now := reads.Defaults()
-		if reads.Err() != nil || written != nil && *written == now {
+		want := policy.DefaultsConfigMap(d.namespace, reads.Defaults())
+		live := &corev1.ConfigMap{}
+		err := d.shared.c.Get(ctx, client.ObjectKeyFromObject(want), live)
+		if reads.Err() != nil || err == nil && maps.Equal(live.Data, want.Data) {
 			continue
 		}
-		if err := apply.Objects(ctx, d.writer, fieldOwner, policy.DefaultsConfigMap(d.namespace, now)); err != nil {
+		if err := apply.Objects(ctx, d.writer, fieldOwner, want); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "writing the cluster's default classes for the workloads policy; retrying")
 			time.AfterFunc(time.Second, func() { notify(nil) })
-			continue
 		}
-		written = &now
 	}
 }

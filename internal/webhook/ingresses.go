@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,8 +41,8 @@ type sharedCache struct {
 }
 
 // newSharedCache starts the cache with the manager and indexes hostnames.
-func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
-	c, err := cache.New(mgr.GetConfig(), sharedCacheOptions(mgr.GetScheme(), mgr.GetRESTMapper()))
+func newSharedCache(ctx context.Context, mgr ctrl.Manager, namespace string) (*sharedCache, error) {
+	c, err := cache.New(mgr.GetConfig(), sharedCacheOptions(mgr.GetScheme(), mgr.GetRESTMapper(), namespace))
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +51,7 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 	}); err != nil {
 		return nil, err
 	}
-	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &networkingv1.IngressClass{}} {
+	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &networkingv1.IngressClass{}, &corev1.ConfigMap{}} {
 		if _, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false)); err != nil {
 			return nil, err
 		}
@@ -62,9 +64,13 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error)
 
 // sharedCacheOptions strip what the shared cache holds: the kinds every
 // cluster serves by object, the Gateway API's by default, since it may
-// not be served.
-func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper) cache.Options {
+// not be served; of ConfigMaps, the workloads policy's parameter in the
+// controller's namespace alone.
+func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper, namespace string) cache.Options {
 	return cache.Options{Scheme: scheme, Mapper: mapper, DefaultTransform: stripClaims, ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{
+			namespace: {FieldSelector: fields.OneTermEqualSelector("metadata.name", policy.DefaultsName)},
+		}},
 		&networkingv1.Ingress{}:       {Transform: ingressHosts},
 		&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
 		&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},

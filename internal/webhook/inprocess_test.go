@@ -813,3 +813,24 @@ func TestEphemeralContainersJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterDefaultsKept: the workloads policy's parameter, deleted, is
+// written again: while it is missing the API server refuses every write
+// the policy matches, the pods Kubernetes' controllers make included.
+func TestClusterDefaultsKept(t *testing.T) {
+	key := client.ObjectKey{Namespace: hooks.Namespace, Name: policy.DefaultsName}
+	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Get(ctx, key, &corev1.ConfigMap{}) })
+	if err := k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		defaults := &corev1.ConfigMap{}
+		if err := k8s.Get(ctx, key, defaults); err != nil {
+			return err
+		}
+		if _, ok := defaults.Data["storageClass"]; !ok {
+			return fmt.Errorf("written again without the defaults: %v", defaults.Data)
+		}
+		return nil
+	})
+}

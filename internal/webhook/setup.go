@@ -121,7 +121,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return fmt.Errorf("indexing tenants: %w", err)
 	}
-	shared, err := newSharedCache(ctx, mgr)
+	shared, err := newSharedCache(ctx, mgr, opts.Namespace)
 	if err != nil {
 		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
 	}
