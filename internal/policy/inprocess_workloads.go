@@ -43,7 +43,9 @@ var (
 	cronJobKind               = schema.GroupKind{Group: batchv1.GroupName, Kind: "CronJob"}
 	claimKind                 = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 
-	podKinds = []schema.GroupKind{podKind, replicationControllerKind, deploymentKind, statefulSetKind, daemonSetKind, replicaSetKind, jobKind, cronJobKind}
+	// templateKinds hold pod templates.
+	templateKinds = []schema.GroupKind{replicationControllerKind, deploymentKind, statefulSetKind, daemonSetKind, replicaSetKind, jobKind, cronJobKind}
+	podKinds      = append([]schema.GroupKind{podKind}, templateKinds...)
 	// claimKinds make claims: themselves, a StatefulSet's templates and a
 	// pod's ephemeral volumes.
 	claimKinds = append([]schema.GroupKind{claimKind}, podKinds...)
@@ -84,15 +86,16 @@ var keepNode = [][2]string{
 	{"karpenter.sh/do-not-evict", "true"},
 }
 
-// workloadRules are LL012, LL016, LL019, LL023 and LL029 on pods and pod
-// templates, and LL020 on every claim they make. Each reads the pod spec
+// workloadRules are LL016, LL019, LL023 and LL029 on pods and pod
+// templates, LL012 on templates (podAccountRules judge pods), and LL020
+// on every claim they make. Each reads the pod spec
 // through variables.pod, whichever kind holds it, so that a rule is
 // written once for the eight kinds; and the Tenant's lists from its
 // namespace's annotations (render.PolicyAnnotations). Each lets an update
 // keep the values it reads as they were (the ratchet), so that
 // controllers can still remove finalizers and scale.
 var workloadRules = []inProcessRule{
-	accountRule(podKinds[1:]),
+	accountRule(templateKinds),
 	{
 		rule:  ruleResources,
 		kinds: podKinds,
@@ -165,9 +168,9 @@ var workloadRules = []inProcessRule{
 	{
 		rule:  ruleDisruption,
 		kinds: podKinds,
-		at:    `variables.templatePath + "metadata.annotations[" + ` + CELPairs(keepNode) + `.filter(kv, variables.podAnnotations[?kv[0]].orValue("") == kv[1])[0][0] + "]"`,
-		valid: CELPairs(keepNode) + `.all(kv, variables.podAnnotations[?kv[0]].orValue("") != kv[1]) || ` +
-			`(oldObject != null && ` + CELPairs(keepNode) + `.all(kv, variables.oldPodAnnotations[?kv[0]].orValue("") == variables.podAnnotations[?kv[0]].orValue("")))`,
+		at:    `variables.templatePath + "metadata.annotations[" + ` + celPairs(keepNode) + `.filter(kv, variables.podAnnotations[?kv[0]].orValue("") == kv[1])[0][0] + "]"`,
+		valid: celPairs(keepNode) + `.all(kv, variables.podAnnotations[?kv[0]].orValue("") != kv[1]) || ` +
+			`(oldObject != null && ` + celPairs(keepNode) + `.all(kv, variables.oldPodAnnotations[?kv[0]].orValue("") == variables.podAnnotations[?kv[0]].orValue("")))`,
 		detail: `"node autoscalers never scale down or replace the node of a pod annotated so; allowed: any other value, or none"`,
 	},
 
@@ -301,8 +304,8 @@ func orUnset(names string) string {
 	return fmt.Sprintf(`(size(%[1]s) == 0 ? "unset" : %[1]s.join(", "))`, names)
 }
 
-// CELPairs spells pairs as a CEL list of two-element lists.
-func CELPairs(pairs [][2]string) string {
+// celPairs spells pairs as a CEL list of two-element lists.
+func celPairs(pairs [][2]string) string {
 	out := make([]string, len(pairs))
 	for i, p := range pairs {
 		out[i] = CELList(p[:])
