@@ -39,8 +39,7 @@ func TestDefaultInstallApplies(t *testing.T) {
 		kinds[obj.GetKind()]++
 	}
 	for kind, want := range map[string]int{
-		// ConfigMaps: the tenant defaults and the workloads policy's parameter.
-		"CustomResourceDefinition": 2, "ConfigMap": 2, "ClusterRole": 5, "ClusterRoleBinding": 1, "Role": 2,
+		"CustomResourceDefinition": 2, "ConfigMap": 1, "ClusterRole": 5, "ClusterRoleBinding": 1, "Role": 2,
 		"RoleBinding": 2, "ServiceAccount": 1, "Namespace": 1, "Deployment": 1,
 		"Service": 1, "ValidatingWebhookConfiguration": 1, "MutatingWebhookConfiguration": 1,
 	} {

@@ -97,12 +97,11 @@ annotations:
 			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			// Made by Helm, in crds/, by hand or by webhookTemplates.
 		case "ConfigMap":
-			// templates/tenant-defaults.yaml, from values.yaml, whence
-			// writeTenantDefaults wrote it; the workloads policy's
-			// parameter, by webhookTemplates.
-			if res.GetName() != "landlord-tenant-defaults" && res.GetName() != policy.DefaultsName {
+			if res.GetName() != "landlord-tenant-defaults" {
 				log.Fatalf("config/default has a %s the chart does not take: add it to hack/manifests/chart.go", res.CurId())
 			}
+			// templates/tenant-defaults.yaml, from values.yaml, whence
+			// writeTenantDefaults wrote it.
 		case "Service":
 			service = append(service, doc)
 		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
@@ -279,7 +278,6 @@ func webhookTemplates() []string {
 	for _, p := range policy.ValidatingPolicies(opts.Platform) {
 		objects = append(objects, p)
 	}
-	objects = append(objects, policy.DefaultsParameter(opts.Namespace))
 	for _, obj := range objects {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
@@ -293,7 +291,7 @@ func webhookTemplates() []string {
 		}
 		doc := string(data)
 		_, webhooks := u["webhooks"]
-		if u["kind"] == "ValidatingAdmissionPolicyBinding" || u["kind"] == "ConfigMap" {
+		if u["kind"] == "ValidatingAdmissionPolicyBinding" {
 			// A parameter lives in the controller's namespace.
 			doc = strings.ReplaceAll(doc, "namespace: "+opts.Namespace+"\n", "namespace: {{ .Release.Namespace }}\n")
 		}

@@ -35,7 +35,6 @@ func main() {
 	for _, p := range policy.ValidatingPolicies(policy.Platform{}) {
 		policies = append(policies, p)
 	}
-	policies = append(policies, policy.DefaultsParameter(tenancy.ControllerNamespace))
 	write("config/webhook/policies.yaml", "internal/policy", policies...)
 
 	version, err := os.ReadFile("VERSION")

@@ -526,18 +526,9 @@ func Workloads(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 // DefaultsConfigMap is the workloads policy's parameter for the cluster's
 // defaults d, in the controller's namespace ns.
 func DefaultsConfigMap(ns string, d Defaults) *corev1.ConfigMap {
-	cm := DefaultsParameter(ns)
-	cm.Data = map[string]string{"priorityClass": d.PriorityClass, "storageClass": d.StorageClass}
-	return cm
-}
-
-// DefaultsParameter is the parameter naming no default, as the manifests
-// and the chart ship it beside the policy: the binding finds it before
-// any controller runs, since a binding missing its parameter refuses
-// every write its policy matches; the controller fills it in.
-func DefaultsParameter(ns string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: DefaultsName, Namespace: cmp.Or(ns, tenancy.ControllerNamespace), Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}},
+		Data:       map[string]string{"priorityClass": d.PriorityClass, "storageClass": d.StorageClass},
 	}
 }
