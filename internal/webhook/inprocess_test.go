@@ -833,4 +833,15 @@ func TestClusterDefaultsKept(t *testing.T) {
 		}
 		return nil
 	})
+	// The API server finds it again: a claim is judged, not refused for
+	// want of the parameter.
+	tenant := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "cdk"}, Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "cdk-apps"}}}}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "cdk-apps", Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Create(ctx, claim.DeepCopy(), client.DryRunAll) })
 }
