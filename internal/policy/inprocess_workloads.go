@@ -260,14 +260,25 @@ func podString(f string) func(pod string) string {
 	return func(pod string) string { return fmt.Sprintf(`%s.?%s.orValue("")`, pod, f) }
 }
 
-// keptPod is the ratchet of a pod rule: an update in the kinds' version
-// keeping each value of (spelled for a pod spec) as it was.
+// keptPod is the ratchet of a pod rule: same, for values spelled for a
+// pod spec, which a request's pod kinds keep in variables.pod.
 func keptPod(values ...func(pod string) string) string {
-	parts := []string{"oldObject != null", `request.kind.version == "v1"`}
-	for _, v := range values {
-		parts = append(parts, fmt.Sprintf("%s == %s", v("variables.oldPod"), v("variables.pod")))
+	return same(podKind, inVariables(values, "variables.pod", "variables.oldPod")...)
+}
+
+// inVariables respells values of an object as values of the variables
+// holding its part, now and before the update.
+func inVariables(values []func(string) string, now, before string) []func(o string) string {
+	out := make([]func(string) string, len(values))
+	for i, v := range values {
+		out[i] = func(o string) string {
+			if o == "oldObject" {
+				return v(before)
+			}
+			return v(now)
+		}
 	}
-	return "(" + strings.Join(parts, " && ") + ")"
+	return out
 }
 
 // podTerms are the terms of the pod's affinity of kind, required and
@@ -349,10 +360,11 @@ const storageClassAllowed = `!has(c.spec.storageClassName) || c.spec.storageClas
 func claimRule(f, valid, named, detail, value string) inProcessRule {
 	named = cmp.Or(named, valid)
 	return inProcessRule{
-		rule:   ruleStorage,
-		kinds:  claimKinds,
-		at:     fmt.Sprintf(`(variables.claims.filter(c, !(%s)).map(c, c.path) + ["spec"])[0] + ".%s"`, named, f),
-		valid:  fmt.Sprintf(`variables.claims.all(c, %s) || (oldObject != null && request.kind.version == "v1" && variables.oldClaims.map(c, %[2]s) == variables.claims.map(c, %[2]s))`, valid, value),
+		rule:  ruleStorage,
+		kinds: claimKinds,
+		at:    fmt.Sprintf(`(variables.claims.filter(c, !(%s)).map(c, c.path) + ["spec"])[0] + ".%s"`, named, f),
+		valid: fmt.Sprintf(`variables.claims.all(c, %s) || `, valid) +
+			same(claimKind, inVariables([]func(string) string{func(claims string) string { return claims + ".map(c, " + value + ")" }}, "variables.claims", "variables.oldClaims")...),
 		detail: detail,
 	}
 }
