@@ -45,12 +45,21 @@ func (e *env) landlord(ctx context.Context) (*controllerProcess, error) {
 	return e.controller, nil
 }
 
-// memory reads the process's peak and current resident set in MiB.
-func (c *controllerProcess) memory() (peak, current float64, err error) {
+// residentSet is the controller's resident memory in MiB, from
+// /proc/PID/status: the whole (VmRSS), its peak (VmHWM), and the whole's
+// two parts, the Go heap and stacks (RssAnon) and the binary's pages and
+// other mapped files (RssFile).
+type residentSet struct {
+	rss, peak, anon, file float64
+}
+
+// memory reads the process's resident set.
+func (c *controllerProcess) memory() (residentSet, error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.Pid()))
 	if err != nil {
-		return 0, 0, err
+		return residentSet{}, err
 	}
+	var m residentSet
 	for _, line := range strings.Split(string(status), "\n") {
 		fields := strings.Fields(line)
 		if len(fields) != 3 || fields[2] != "kB" {
@@ -58,13 +67,44 @@ func (c *controllerProcess) memory() (peak, current float64, err error) {
 		}
 		kb, _ := strconv.ParseFloat(fields[1], 64)
 		switch fields[0] {
-		case "VmHWM:":
-			peak = kb / 1024
 		case "VmRSS:":
-			current = kb / 1024
+			m.rss = kb / 1024
+		case "VmHWM:":
+			m.peak = kb / 1024
+		case "RssAnon:":
+			m.anon = kb / 1024
+		case "RssFile:":
+			m.file = kb / 1024
 		}
 	}
-	return peak, current, nil
+	return m, nil
+}
+
+// watchMemory samples the resident set every interval until the function
+// it returns is called, which returns the sample that held the most:
+// VmHWM says how high the whole went, not how its parts stood then.
+func (c *controllerProcess) watchMemory(interval time.Duration) func() residentSet {
+	stop, done := make(chan struct{}), make(chan residentSet, 1)
+	go func() {
+		var top residentSet
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			if m, err := c.memory(); err == nil && m.rss > top.rss {
+				top = m
+			}
+			select {
+			case <-stop:
+				done <- top
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() residentSet {
+		close(stop)
+		return <-done
+	}
 }
 
 // profile starts taking a CPU profile of the controller for d into path;
