@@ -176,7 +176,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		return nil, err
 	}
 
-	var rows []row
+	var rows, profiled []row
 	for _, kind := range benchKinds {
 		log.Printf("p2: %s creates, %d clients, %d rounds of %d per namespace", kind.kind.Kind, workers, rounds, writesPerRound)
 		profile := e.profileDir != "" && kind.kind.Kind == "ConfigMap"
@@ -197,6 +197,9 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 			if err := errors.Join(err, controller(), apiserver()); err != nil {
 				return nil, err
 			}
+			if profiled, err = apiserverShares(ctx, admin, kind.kind.Kind, filepath.Join(e.profileDir, "p2-apiserver.pprof")); err != nil {
+				return nil, err
+			}
 		}
 		handled, count, err := ctl.handlerTime(ctx)
 		if err != nil {
@@ -210,7 +213,25 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		rows = append(rows, kindRows...)
 	}
 	down, err := webhookStopped(ctx, ctl, owner, tenantNS)
-	return append(rows, down...), err
+	return append(append(rows, down...), profiled...), err
+}
+
+// apiserverShares reads the API server's profile of one kind's creates in
+// the tenant namespace into rows: what admission costs, and of it what
+// RBAC, the conversions and the rest of CEL cost, beside what authorizing
+// the request itself costs, with how many Tenants RBAC reads through.
+func apiserverShares(ctx context.Context, admin client.Client, kind, path string) ([]row, error) {
+	shares, err := cpuShares(path, apiserverParts)
+	if err != nil {
+		return nil, err
+	}
+	tenants := &v1alpha1.TenantList{}
+	if err := admin.List(ctx, tenants); err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf("share of the API server's CPU in %s (%s of %s creates in the tenant namespace), %d Tenants on the control plane",
+		filepath.Base(path), profileSpan, kind, len(tenants.Items))
+	return shareRows("p2", kind+" create, tenant ns, profiled", apiserverParts, shares, note), nil
 }
 
 // webhookStopped measures the same creates with every landlord-controller
