@@ -16,15 +16,21 @@ import (
 )
 
 // policies checks that the API server holds Landlord's admission policies
-// and their bindings, each validation and variable and a binding's
-// parameter as Landlord renders them: the rules
+// and their bindings, each validation and variable (the cluster's default
+// classes in the workloads policy's) as Landlord renders them: the rules
 // they hold stop at once, silently, if one is deleted or edited, until the
 // controller writes them again (as it starts, and at each hourly check of
 // its certificate). The tenant role's is the role check's.
 func (a *Auditor) policies(ctx context.Context) ([]Check, error) {
 	c := Check{Kind: "admission", Name: "the API server holds Landlord's admission policies as rendered", Result: Pass}
 	var problems, names []string
-	for _, want := range policy.ValidatingPolicies(policy.Platform{}) {
+	// The workloads policy holds the cluster's default classes as the
+	// controller last read them.
+	defaults, err := policy.ClusterDefaults(ctx, a.Client)
+	if err != nil {
+		return nil, err
+	}
+	for _, want := range policy.ValidatingPolicies(policy.Platform{Defaults: defaults}) {
 		if want.GetName() == policy.TenantRoleName {
 			continue
 		}
@@ -96,9 +102,8 @@ func differs(want, got client.Object) string {
 	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
 		g := got.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 		m := g.Spec.MatchResources
-		if w.Spec.ParamRef != nil && (g.Spec.ParamRef == nil || g.Spec.ParamRef.Name != w.Spec.ParamRef.Name ||
-			!equality.Semantic.DeepEqual(g.Spec.ParamRef.ParameterNotFoundAction, w.Spec.ParamRef.ParameterNotFoundAction)) {
-			return "reads another parameter than rendered"
+		if g.Spec.ParamRef != nil {
+			return "reads a parameter, which no policy of Landlord's does"
 		}
 		if g.Spec.PolicyName != w.Spec.PolicyName || !slices.Contains(g.Spec.ValidationActions, admissionregistrationv1.Deny) ||
 			m != nil && (len(m.ResourceRules) > 0 || len(m.ExcludeResourceRules) > 0 || narrowed(m.NamespaceSelector) || narrowed(m.ObjectSelector)) {

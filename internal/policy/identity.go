@@ -110,7 +110,7 @@ func clusterDefault(t *v1alpha1.Tenant, obj runtime.Object) field.ErrorList {
 	var marker *field.Path
 	switch o := obj.(type) {
 	case *storagev1.StorageClass:
-		for _, key := range []string{DefaultStorageClassAnnotation, DefaultStorageClassBetaAnnotation} {
+		for _, key := range StorageDefaultKeys {
 			if o.Annotations[key] == "true" {
 				marker = field.NewPath("metadata", "annotations").Key(key)
 			}

@@ -463,7 +463,8 @@ var validators sync.Map // name, users and groups -> func() validating.Validator
 
 // compiledPolicy is the policy build makes for platform, compiled once.
 func compiledPolicy(name string, platform Platform, build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)) validating.Validator {
-	key := strings.Join([]string{name, strings.Join(platform.Users, "\n"), strings.Join(platform.Groups, "\n"), platform.Namespace}, "\x00")
+	key := strings.Join([]string{name, strings.Join(platform.Users, "\n"), strings.Join(platform.Groups, "\n"), platform.Namespace,
+		platform.Defaults.PriorityClass, platform.Defaults.StorageClass}, "\x00")
 	// Compiling takes about a second of CPU: the requests that arrive
 	// together after a start wait for one compilation instead of each running
 	// their own.
@@ -552,7 +553,8 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 		ns.Labels, ns.Annotations = render.PolicyLabels(holder), render.PolicyAnnotations(holder)
 		ns.Annotations[v1alpha1.StampedAccountsAnnotation] = strings.Join(stampedAccounts(req.Namespace, object, tenants), "\n")
 	}
-	params := DefaultsConfigMap(req.Platform.Namespace, sharedOf(req).Defaults())
+	platform := req.Platform
+	platform.Defaults = sharedOf(req).Defaults()
 	gvk, gvr := kindOf(req)
 	u := &user.DefaultInfo{Name: req.User.Username, UID: req.User.UID, Groups: req.User.Groups}
 	attrs := admission.NewAttributesRecord(object, old, gvk, req.Namespace, req.Name, gvr, "", admission.Operation(req.Operation), nil, false, u)
@@ -562,7 +564,7 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 		if !p.matches(gvk.GroupKind(), req.Operation, object) {
 			continue
 		}
-		result := compiledPolicy(p.name, req.Platform, p.build).Validate(context.Background(), gvr, versioned, params, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
+		result := compiledPolicy(p.name, platform, p.build).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})
 		errs = append(errs, decisions(result, p.rules)...)
 	}
 	return errs

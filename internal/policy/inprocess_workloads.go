@@ -11,24 +11,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/render"
-	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // WorkloadsName names the ValidatingAdmissionPolicy of the rules on what
 // pods run and claim, and its binding.
 const WorkloadsName = "landlord-workloads"
-
-// DefaultsName names the ConfigMap, in the controller's namespace, of the
-// cluster's default classes, which admission plugins write into pods and
-// claims naming none: the workloads policy's parameter. Its keys are
-// priorityClass and storageClass, "" for none.
-const DefaultsName = "landlord-cluster-defaults"
 
 // The kinds that run pods: pods, and the workloads whose pod templates
 // Kubernetes' controllers copy into pods unjudged; and claims.
@@ -461,8 +453,8 @@ var workloadVariables = append(slices.Clone(podVariables), []admissionregistrati
 	// annotated: the controller has written the tenant's lists on the
 	// namespace; until it has, each is empty and each switch on.
 	{Name: "annotated", Expression: fmt.Sprintf(`has(namespaceObject.metadata.annotations) && %q in namespaceObject.metadata.annotations`, v1alpha1.AllowedImagesAnnotation)},
-	{Name: "priorityClasses", Expression: annotationLines(v1alpha1.PriorityClassesAnnotation) + ` + ` + defaultClass("priorityClass")},
-	{Name: "storageClasses", Expression: annotationLines(v1alpha1.StorageClassesAnnotation) + ` + ` + defaultClass("storageClass")},
+	{Name: "priorityClasses", Expression: annotationLines(v1alpha1.PriorityClassesAnnotation) + ` + variables.` + DefaultPriorityClassVariable},
+	{Name: "storageClasses", Expression: annotationLines(v1alpha1.StorageClassesAnnotation) + ` + variables.` + DefaultStorageClassVariable},
 	{Name: "nodeLabels", Expression: annotationLines(v1alpha1.NodeLabelsAnnotation)},
 	{Name: "nodeLabelsAllowed", Expression: fmt.Sprintf(`(%s + variables.nodeLabels).join(", ")`, CELList(defaultNodeLabels))},
 	{Name: "tolerations", Expression: annotationLines(v1alpha1.TolerationsAnnotation) + `.map(l, l.split(" ")).filter(a, size(a) == 3)`},
@@ -505,19 +497,40 @@ func annotationLines(key string) string {
 	return namespaceAnnotation(key) + `.split("\n").filter(l, l != "")`
 }
 
-// defaultClass is a CEL list of the cluster's default class of key in the
-// policy's parameter, empty for none.
-func defaultClass(key string) string {
-	return fmt.Sprintf(`(params != null && has(params.data) && params.data.?%[1]s.orValue("") != "" ? [params.data.%[1]s] : [])`, key)
+// The variables of the workloads policy holding the cluster's default
+// classes, which the API server's admission plugins write into pods and
+// claims naming none: a list of the one class, empty for none.
+const (
+	DefaultPriorityClassVariable = "defaultPriorityClass"
+	DefaultStorageClassVariable  = "defaultStorageClass"
+)
+
+// defaultVariables spell the cluster's default classes d in the policy
+// itself: a binding refuses every write it matches while its parameter is
+// missing, Kubernetes' own controllers' pods included.
+func defaultVariables(d Defaults) []admissionregistrationv1.Variable {
+	return []admissionregistrationv1.Variable{
+		{Name: DefaultPriorityClassVariable, Expression: CELList(nonEmpty(d.PriorityClass))},
+		{Name: DefaultStorageClassVariable, Expression: CELList(nonEmpty(d.StorageClass))},
+	}
+}
+
+// nonEmpty is v as a list, empty for "".
+func nonEmpty(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
 }
 
 // Workloads is the ValidatingAdmissionPolicy of workloadRules and its
 // binding: creates and updates of pods, workloads and claims in tenant
 // namespaces, by anyone SparedCEL does not spare, the platform's admins
-// and Flux's controllers included. Its parameter is the cluster's default
-// classes, which the controller keeps in its namespace (DefaultsName).
+// and Flux's controllers included. It holds the cluster's default
+// classes, platform.Defaults, which the controller keeps current.
 func Workloads(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	vap, binding := kindPolicy(WorkloadsName, workloadRules, notSpared(platform), append(inProcessVariables(platform), workloadVariables...))
+	variables := slices.Concat(inProcessVariables(platform), defaultVariables(platform.Defaults), workloadVariables)
+	vap, binding := kindPolicy(WorkloadsName, workloadRules, notSpared(platform), variables)
 	// Debugging containers join a running pod through a subresource, and
 	// pull images like any other.
 	vap.Spec.MatchConstraints.ResourceRules = append(vap.Spec.MatchConstraints.ResourceRules, admissionregistrationv1.NamedRuleWithOperations{
@@ -527,20 +540,5 @@ func Workloads(platform Platform) (*admissionregistrationv1.ValidatingAdmissionP
 				Scope: ptr.To(admissionregistrationv1.NamespacedScope)},
 		},
 	})
-	vap.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
-	binding.Spec.ParamRef = &admissionregistrationv1.ParamRef{
-		Name: DefaultsName, Namespace: cmp.Or(platform.Namespace, tenancy.ControllerNamespace),
-		ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction),
-	}
 	return vap, binding
-}
-
-// DefaultsConfigMap is the workloads policy's parameter for the cluster's
-// defaults d, in the controller's namespace ns.
-func DefaultsConfigMap(ns string, d Defaults) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: DefaultsName, Namespace: cmp.Or(ns, tenancy.ControllerNamespace), Labels: map[string]string{v1alpha1.ManagedByLabel: v1alpha1.ManagedByValue}},
-		Data:       map[string]string{"priorityClass": d.PriorityClass, "storageClass": d.StorageClass},
-	}
 }

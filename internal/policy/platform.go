@@ -14,12 +14,17 @@ import (
 
 // Platform names the platform's own admins beyond system:masters: on
 // managed clusters and with OIDC they are users or groups, not masters;
-// and the namespace Landlord's controller runs in,
-// tenancy.ControllerNamespace when empty.
+// the namespace Landlord's controller runs in,
+// tenancy.ControllerNamespace when empty; and the cluster's default
+// classes: what the policies are rendered for.
 type Platform struct {
 	Users     []string
 	Groups    []string
 	Namespace string
+	// Defaults are the cluster's default classes, which the workloads
+	// policy allows as the API server writes them into what names none;
+	// its ingress class is the webhook's to read.
+	Defaults Defaults
 }
 
 // Controller is the user name of Landlord's controller.

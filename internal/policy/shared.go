@@ -1,5 +1,18 @@
 package policy
 
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
 // Shared answers what the rules must know of objects no tenant holds
 // alone: the guard reads it from its cache; lint, which sees manifests
 // before any cluster defaults them, knows none.
@@ -28,6 +41,65 @@ type Defaults struct {
 	PriorityClass string
 	StorageClass  string
 	IngressClass  string
+}
+
+// DefaultPriorityClass is the class Kubernetes' Priority admission plugin
+// gives a pod naming none: of the global defaults, the lowest; "" for none.
+func DefaultPriorityClass(classes []schedulingv1.PriorityClass) string {
+	var lowest *schedulingv1.PriorityClass
+	for i, pc := range classes {
+		if pc.GlobalDefault && (lowest == nil || pc.Value < lowest.Value) {
+			lowest = &classes[i]
+		}
+	}
+	if lowest == nil {
+		return ""
+	}
+	return lowest.Name
+}
+
+// NewestDefault is the class the API server gives what names none, of
+// classes those one of keys annotates "true": the newest, ties broken by
+// name; "" for none.
+func NewestDefault(classes []metav1.Object, keys ...string) string {
+	defaults := slices.DeleteFunc(slices.Clone(classes), func(o metav1.Object) bool {
+		return !slices.ContainsFunc(keys, func(k string) bool { return o.GetAnnotations()[k] == "true" })
+	})
+	if len(defaults) == 0 {
+		return ""
+	}
+	return slices.MaxFunc(defaults, func(a, b metav1.Object) int {
+		return cmp.Or(a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time), strings.Compare(b.GetName(), a.GetName()))
+	}).GetName()
+}
+
+// StorageDefaultKeys mark a StorageClass the default.
+var StorageDefaultKeys = []string{DefaultStorageClassAnnotation, DefaultStorageClassBetaAnnotation}
+
+// ClusterDefaults reads the default priority and storage classes from r,
+// picked as the admission plugins pick them.
+func ClusterDefaults(ctx context.Context, r client.Reader) (Defaults, error) {
+	priorities := &schedulingv1.PriorityClassList{}
+	if err := r.List(ctx, priorities); err != nil {
+		return Defaults{}, fmt.Errorf("listing priority classes: %w", err)
+	}
+	storage := &storagev1.StorageClassList{}
+	if err := r.List(ctx, storage); err != nil {
+		return Defaults{}, fmt.Errorf("listing storage classes: %w", err)
+	}
+	return Defaults{PriorityClass: DefaultPriorityClass(priorities.Items), StorageClass: NewestDefault(Metas(storage.Items), StorageDefaultKeys...)}, nil
+}
+
+// Metas are the items' metadata.
+func Metas[T any, P interface {
+	*T
+	metav1.Object
+}](items []T) []metav1.Object {
+	out := make([]metav1.Object, len(items))
+	for i := range items {
+		out[i] = P(&items[i])
+	}
+	return out
 }
 
 // sharedOf is the request's Shared, or one that knows of no Ingress and no

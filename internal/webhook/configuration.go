@@ -289,14 +289,18 @@ func clientConfig(opts Options, path string, caBundle []byte) admissionregistrat
 	}
 }
 
-// register server-side applies both configurations, with caBundle when not
-// nil; a nil caBundle leaves the one cert-manager injects alone.
-func register(ctx context.Context, c client.Client, opts Options, caBundle []byte) error {
-	if err := ensureDefaults(ctx, c, opts.Namespace); err != nil {
+// register server-side applies both configurations and the policies, with
+// caBundle when not nil; a nil caBundle leaves the one cert-manager
+// injects alone. The policies hold the cluster's default classes as r
+// reads them.
+func register(ctx context.Context, r client.Reader, c client.Client, opts Options, caBundle []byte) error {
+	platform := opts.Platform
+	var err error
+	if platform.Defaults, err = policy.ClusterDefaults(ctx, r); err != nil {
 		return err
 	}
 	validating, mutating := Configurations(opts, caBundle)
-	objects := append(policy.ValidatingPolicies(opts.Platform), validating, mutating)
+	objects := append(policy.ValidatingPolicies(platform), validating, mutating)
 	served, err := mutatingPoliciesServed(c)
 	if err != nil {
 		return err

@@ -2,14 +2,12 @@ package webhook
 
 import (
 	"context"
-	"fmt"
-	"maps"
+	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,36 +16,22 @@ import (
 	"github.com/landlord-dev/landlord/internal/policy"
 )
 
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies,resourceNames=landlord-workloads,verbs=list;watch
 
-// clusterDefaults keeps the workloads policy's parameter
-// (policy.DefaultsConfigMap) as the shared cache sees the cluster's
-// default priority and storage classes: admission plugins write them into
-// the pods and claims naming none, and the policy allows them beside the
-// Tenant's own.
+// clusterDefaults keeps the cluster's default priority and storage
+// classes in the workloads policy (policy.Platform's Defaults) as the
+// shared cache sees them: admission plugins write them into the pods and
+// claims naming none, and the policy allows them beside the Tenant's own.
 type clusterDefaults struct {
-	shared    *sharedCache
-	writer    client.Client
-	namespace string
+	shared   *sharedCache
+	writer   client.Client
+	platform policy.Platform
 }
 
-// ensureDefaults creates the parameter, naming no default, where it is
-// missing: the policy refuses every write it judges while its parameter
-// is, and the cache that knows the defaults syncs only after the policies
-// are registered. The Start loop then writes the cluster's.
-func ensureDefaults(ctx context.Context, c client.Client, namespace string) error {
-	err := c.Create(ctx, policy.DefaultsConfigMap(namespace, policy.Defaults{}), client.FieldOwner(fieldOwner))
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the cluster defaults' ConfigMap: %w", err)
-	}
-	return nil
-}
-
-// Start writes the defaults once the cache has synced, then again at
-// every change of a priority or storage class, and of the parameter
-// itself: while it is missing, the API server refuses every write the
-// policy matches, the pods Kubernetes' controllers make included, since it
-// looks for the parameter before it asks who writes.
+// Start writes the workloads policy again, with its binding, once the
+// cache has synced and at every change of a priority or storage class,
+// and of the policy itself, wherever its defaults differ from the
+// cluster's or it is missing.
 func (d *clusterDefaults) Start(ctx context.Context) error {
 	changed := make(chan struct{}, 1)
 	notify := func(any) {
@@ -56,7 +40,7 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 		default:
 		}
 	}
-	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &corev1.ConfigMap{}} {
+	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &admissionregistrationv1.ValidatingAdmissionPolicy{}} {
 		informer, err := d.shared.c.GetInformer(ctx, obj)
 		if err != nil {
 			return err
@@ -78,15 +62,29 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 		case <-changed:
 		}
 		reads := d.shared.For(ctx)
-		want := policy.DefaultsConfigMap(d.namespace, reads.Defaults())
-		live := &corev1.ConfigMap{}
+		platform := d.platform
+		platform.Defaults = reads.Defaults()
+		want, binding := policy.Workloads(platform)
+		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
 		err := d.shared.c.Get(ctx, client.ObjectKeyFromObject(want), live)
-		if reads.Err() != nil || err == nil && maps.Equal(live.Data, want.Data) {
+		if reads.Err() != nil || err == nil && sameDefaults(live, want) {
 			continue
 		}
-		if err := apply.Objects(ctx, d.writer, fieldOwner, want); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "writing the cluster's default classes for the workloads policy; retrying")
+		if err := apply.Objects(ctx, d.writer, fieldOwner, want, binding); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "writing the cluster's default classes into the workloads policy; retrying")
 			time.AfterFunc(time.Second, func() { notify(nil) })
 		}
 	}
+}
+
+// sameDefaults reports whether the live policy holds want's defaults.
+func sameDefaults(live, want *admissionregistrationv1.ValidatingAdmissionPolicy) bool {
+	for _, name := range []string{policy.DefaultPriorityClassVariable, policy.DefaultStorageClassVariable} {
+		find := func(v admissionregistrationv1.Variable) bool { return v.Name == name }
+		i, j := slices.IndexFunc(live.Spec.Variables, find), slices.IndexFunc(want.Spec.Variables, find)
+		if i < 0 || live.Spec.Variables[i] != want.Spec.Variables[j] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,13 +1,12 @@
 package webhook
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -41,8 +40,8 @@ type sharedCache struct {
 }
 
 // newSharedCache starts the cache with the manager and indexes hostnames.
-func newSharedCache(ctx context.Context, mgr ctrl.Manager, namespace string) (*sharedCache, error) {
-	c, err := cache.New(mgr.GetConfig(), sharedCacheOptions(mgr.GetScheme(), mgr.GetRESTMapper(), namespace))
+func newSharedCache(ctx context.Context, mgr ctrl.Manager) (*sharedCache, error) {
+	c, err := cache.New(mgr.GetConfig(), sharedCacheOptions(mgr.GetScheme(), mgr.GetRESTMapper()))
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +50,7 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager, namespace string) (*s
 	}); err != nil {
 		return nil, err
 	}
-	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &networkingv1.IngressClass{}, &corev1.ConfigMap{}} {
+	for _, obj := range []client.Object{&schedulingv1.PriorityClass{}, &storagev1.StorageClass{}, &networkingv1.IngressClass{}, &admissionregistrationv1.ValidatingAdmissionPolicy{}} {
 		if _, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false)); err != nil {
 			return nil, err
 		}
@@ -64,17 +63,15 @@ func newSharedCache(ctx context.Context, mgr ctrl.Manager, namespace string) (*s
 
 // sharedCacheOptions strip what the shared cache holds: the kinds every
 // cluster serves by object, the Gateway API's by default, since it may
-// not be served; of ConfigMaps, the workloads policy's parameter in the
-// controller's namespace alone.
-func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper, namespace string) cache.Options {
+// not be served; of the admission policies, the workloads policy alone,
+// which holds the default classes.
+func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper) cache.Options {
 	return cache.Options{Scheme: scheme, Mapper: mapper, DefaultTransform: stripClaims, ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: {Namespaces: map[string]cache.Config{
-			namespace: {FieldSelector: fields.OneTermEqualSelector("metadata.name", policy.DefaultsName)},
-		}},
-		&networkingv1.Ingress{}:       {Transform: ingressHosts},
-		&schedulingv1.PriorityClass{}: {Transform: priorityClassDefault},
-		&storagev1.StorageClass{}:     {Transform: classDefault(policy.DefaultStorageClassAnnotation, policy.DefaultStorageClassBetaAnnotation)},
-		&networkingv1.IngressClass{}:  {Transform: classDefault(networkingv1.AnnotationIsDefaultIngressClass)},
+		&admissionregistrationv1.ValidatingAdmissionPolicy{}: {Field: fields.OneTermEqualSelector("metadata.name", policy.WorkloadsName)},
+		&networkingv1.Ingress{}:                              {Transform: ingressHosts},
+		&schedulingv1.PriorityClass{}:                        {Transform: priorityClassDefault},
+		&storagev1.StorageClass{}:                            {Transform: classDefault(policy.StorageDefaultKeys...)},
+		&networkingv1.IngressClass{}:                         {Transform: classDefault(ingressDefaultKeys...)},
 	}}
 }
 
@@ -200,51 +197,21 @@ func (x *sharedReads) Defaults() policy.Defaults {
 	var d policy.Defaults
 	priorities := &schedulingv1.PriorityClassList{}
 	if x.list(priorities) {
-		var lowest *schedulingv1.PriorityClass
-		for i, pc := range priorities.Items {
-			if pc.GlobalDefault && (lowest == nil || pc.Value < lowest.Value) {
-				lowest = &priorities.Items[i]
-			}
-		}
-		if lowest != nil {
-			d.PriorityClass = lowest.Name
-		}
+		d.PriorityClass = policy.DefaultPriorityClass(priorities.Items)
 	}
 	storage := &storagev1.StorageClassList{}
 	if x.list(storage) {
-		d.StorageClass = newestDefault(metas(storage.Items, func(s *storagev1.StorageClass) metav1.Object { return s }))
+		d.StorageClass = policy.NewestDefault(policy.Metas(storage.Items), policy.StorageDefaultKeys...)
 	}
 	ingress := &networkingv1.IngressClassList{}
 	if x.list(ingress) {
-		d.IngressClass = newestDefault(metas(ingress.Items, func(c *networkingv1.IngressClass) metav1.Object { return c }))
+		d.IngressClass = policy.NewestDefault(policy.Metas(ingress.Items), ingressDefaultKeys...)
 	}
 	return d
 }
 
-func metas[T any](items []T, meta func(*T) metav1.Object) []metav1.Object {
-	out := make([]metav1.Object, len(items))
-	for i := range items {
-		out[i] = meta(&items[i])
-	}
-	return out
-}
-
-// newestDefault is the name of the newest object the transform left marked
-// default, ties broken by name.
-func newestDefault(objs []metav1.Object) string {
-	var defaults []metav1.Object
-	for _, o := range objs {
-		if o.GetAnnotations()[defaultMark] == "true" {
-			defaults = append(defaults, o)
-		}
-	}
-	if len(defaults) == 0 {
-		return ""
-	}
-	return slices.MaxFunc(defaults, func(a, b metav1.Object) int {
-		return cmp.Or(a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time), strings.Compare(b.GetName(), a.GetName()))
-	}).GetName()
-}
+// ingressDefaultKeys mark an IngressClass the default.
+var ingressDefaultKeys = []string{networkingv1.AnnotationIsDefaultIngressClass}
 
 // hostsOf are an Ingress's hostnames, lowercased, each once.
 func hostsOf(ing *networkingv1.Ingress) []string {
@@ -283,12 +250,8 @@ func priorityClassDefault(obj any) (any, error) {
 	return &schedulingv1.PriorityClass{ObjectMeta: keptMeta(pc), Value: pc.Value, GlobalDefault: pc.GlobalDefault}, nil
 }
 
-// defaultMark is the one annotation a class keeps in the cache: whether it
-// is the default.
-const defaultMark = "landlord.dev/default"
-
 // classDefault keeps of a StorageClass or IngressClass its name, age and
-// whether one of keys marks it the default.
+// those of keys that mark it the default.
 func classDefault(keys ...string) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		o, ok := obj.(client.Object)
@@ -296,8 +259,13 @@ func classDefault(keys ...string) toolscache.TransformFunc {
 			return obj, nil
 		}
 		meta := keptMeta(o)
-		if slices.ContainsFunc(keys, func(k string) bool { return o.GetAnnotations()[k] == "true" }) {
-			meta.Annotations = map[string]string{defaultMark: "true"}
+		for _, k := range keys {
+			if v, ok := o.GetAnnotations()[k]; ok {
+				if meta.Annotations == nil {
+					meta.Annotations = map[string]string{}
+				}
+				meta.Annotations[k] = v
+			}
 		}
 		switch o.(type) {
 		case *storagev1.StorageClass:

@@ -491,8 +491,8 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 	}
 
 	// The cluster's default classes, which the API server writes into
-	// pods and claims naming none: the policy allows them from its
-	// parameter, which the controller keeps.
+	// pods and claims naming none: the policy allows them, as the
+	// controller writes them into it.
 	defaultPriority := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-default"}, Value: 10, GlobalDefault: true}
 	defaultStorage := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-standard", Annotations: map[string]string{policy.DefaultStorageClassAnnotation: "true"}},
 		Provisioner: "example.com/none"}
@@ -502,16 +502,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, obj) })
 	}
-	testenv.Eventually(t, 30*time.Second, func() error {
-		defaults := &corev1.ConfigMap{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: hooks.Namespace, Name: policy.DefaultsName}, defaults); err != nil {
-			return err
-		}
-		if defaults.Data["priorityClass"] != defaultPriority.Name || defaults.Data["storageClass"] != defaultStorage.Name {
-			return fmt.Errorf("the cluster's defaults: %v", defaults.Data)
-		}
-		return nil
-	})
+	waitForDefaults(t, policy.Defaults{PriorityClass: defaultPriority.Name, StorageClass: defaultStorage.Name})
 
 	c, err := cache.New(env.Config, cache.Options{Scheme: manager.Scheme()})
 	if err != nil {
@@ -814,27 +805,69 @@ func TestEphemeralContainersJudged(t *testing.T) {
 	}
 }
 
-// TestClusterDefaultsKept: the workloads policy's parameter, deleted, is
-// written again: while it is missing the API server refuses every write
-// the policy matches, the pods Kubernetes' controllers make included.
-func TestClusterDefaultsKept(t *testing.T) {
-	key := client.ObjectKey{Namespace: hooks.Namespace, Name: policy.DefaultsName}
-	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Get(ctx, key, &corev1.ConfigMap{}) })
-	if err := k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
-		t.Fatal(err)
-	}
+// waitForDefaults waits until the workloads policy the API server holds
+// has the cluster's default classes d.
+func waitForDefaults(t *testing.T, d policy.Defaults) {
+	t.Helper()
+	want, _ := policy.Workloads(policy.Platform{Defaults: d})
 	testenv.Eventually(t, 30*time.Second, func() error {
-		defaults := &corev1.ConfigMap{}
-		if err := k8s.Get(ctx, key, defaults); err != nil {
+		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: policy.WorkloadsName}, live); err != nil {
 			return err
 		}
-		if _, ok := defaults.Data["storageClass"]; !ok {
-			return fmt.Errorf("written again without the defaults: %v", defaults.Data)
+		for _, name := range []string{policy.DefaultPriorityClassVariable, policy.DefaultStorageClassVariable} {
+			find := func(v admissionregistrationv1.Variable) bool { return v.Name == name }
+			if i, j := slices.IndexFunc(live.Spec.Variables, find), slices.IndexFunc(want.Spec.Variables, find); i < 0 || live.Spec.Variables[i] != want.Spec.Variables[j] {
+				return fmt.Errorf("the workloads policy's %s is not %s", name, want.Spec.Variables[j].Expression)
+			}
 		}
 		return nil
 	})
-	// The API server finds it again: a claim is judged, not refused for
-	// want of the parameter.
+}
+
+// TestClusterDefaultsKept: the workloads policy follows the cluster's
+// default storage class as it changes, and is written again when its
+// defaults are edited or it is deleted; a claim naming no class then gets the default and is
+// admitted. The defaults live in the policy, not in a parameter, whose
+// binding would refuse every write it matches while it is missing.
+func TestClusterDefaultsKept(t *testing.T) {
+	before, err := policy.ClusterDefaults(ctx, k8s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storage := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "cdk-standard", Annotations: map[string]string{policy.DefaultStorageClassAnnotation: "true"}},
+		Provisioner: "example.com/none"}
+	if err := k8s.Create(ctx, storage); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k8s.Delete(ctx, storage)
+		waitForDefaults(t, before)
+	})
+	now := policy.Defaults{PriorityClass: before.PriorityClass, StorageClass: storage.Name}
+	waitForDefaults(t, now)
+
+	// Edited to allow a class the cluster does not default to, then
+	// deleted: written again each time.
+	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	if err := k8s.Get(ctx, client.ObjectKey{Name: policy.WorkloadsName}, vap); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vap.Spec.Variables {
+		if v.Name == policy.DefaultStorageClassVariable {
+			vap.Spec.Variables[i].Expression = `["premium"]`
+		}
+	}
+	if err := k8s.Update(ctx, vap); err != nil {
+		t.Fatal(err)
+	}
+	waitForDefaults(t, now)
+	if err := k8s.Delete(ctx, vap); err != nil {
+		t.Fatal(err)
+	}
+	waitForDefaults(t, now)
+
+	// The claim gets the default, which the tenant does not list.
 	tenant := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "cdk"}, Spec: v1alpha1.TenantSpec{Namespaces: []v1alpha1.TenantNamespace{{Name: "cdk-apps"}}}}
 	if err := k8s.Create(ctx, tenant); err != nil {
 		t.Fatal(err)

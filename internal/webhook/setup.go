@@ -121,11 +121,11 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err != nil {
 		return fmt.Errorf("indexing tenants: %w", err)
 	}
-	shared, err := newSharedCache(ctx, mgr, opts.Namespace)
+	shared, err := newSharedCache(ctx, mgr)
 	if err != nil {
 		return fmt.Errorf("caching ingress hosts and default classes: %w", err)
 	}
-	if err := mgr.Add(&clusterDefaults{shared: shared, writer: mgr.GetClient(), namespace: opts.Namespace}); err != nil {
+	if err := mgr.Add(&clusterDefaults{shared: shared, writer: mgr.GetClient(), platform: opts.Platform}); err != nil {
 		return err
 	}
 	server := mgr.GetWebhookServer()
@@ -135,7 +135,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		return err
 	}
 	if opts.CertManager {
-		return register(ctx, mgr.GetClient(), opts, nil)
+		return register(ctx, mgr.GetAPIReader(), mgr.GetClient(), opts, nil)
 	}
 	c := &certs{
 		reader:   mgr.GetAPIReader(),
@@ -146,7 +146,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		interval: opts.CertCheckInterval,
 		certDir:  opts.CertDir,
 		inject: func(ctx context.Context, caBundle []byte) error {
-			return register(ctx, mgr.GetClient(), opts, caBundle)
+			return register(ctx, mgr.GetAPIReader(), mgr.GetClient(), opts, caBundle)
 		},
 	}
 	if err := c.sync(ctx); err != nil {

@@ -3,7 +3,7 @@ package webhook
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -23,11 +23,11 @@ import (
 func TestSharedCacheWithoutGatewayAPI(t *testing.T) {
 	mapper := meta.NewDefaultRESTMapper(nil)
 	for gvk, scope := range map[schema.GroupVersionKind]meta.RESTScope{
-		networkingv1.SchemeGroupVersion.WithKind("Ingress"):       meta.RESTScopeNamespace,
-		networkingv1.SchemeGroupVersion.WithKind("IngressClass"):  meta.RESTScopeRoot,
-		schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"): meta.RESTScopeRoot,
-		storagev1.SchemeGroupVersion.WithKind("StorageClass"):     meta.RESTScopeRoot,
-		corev1.SchemeGroupVersion.WithKind("ConfigMap"):           meta.RESTScopeNamespace,
+		networkingv1.SchemeGroupVersion.WithKind("Ingress"):                              meta.RESTScopeNamespace,
+		networkingv1.SchemeGroupVersion.WithKind("IngressClass"):                         meta.RESTScopeRoot,
+		schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"):                        meta.RESTScopeRoot,
+		storagev1.SchemeGroupVersion.WithKind("StorageClass"):                            meta.RESTScopeRoot,
+		admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingAdmissionPolicy"): meta.RESTScopeRoot,
 	} {
 		mapper.Add(gvk, scope)
 	}
@@ -38,7 +38,7 @@ func TestSharedCacheWithoutGatewayAPI(t *testing.T) {
 	if err := gatewayv1.Install(scheme); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, sharedCacheOptions(scheme, mapper, "landlord-system")); err != nil {
+	if _, err := cache.New(&rest.Config{Host: "https://127.0.0.1:1"}, sharedCacheOptions(scheme, mapper)); err != nil {
 		t.Fatalf("the shared cache without the Gateway API: %v", err)
 	}
 	route := &gatewayv1.HTTPRoute{Spec: gatewayv1.HTTPRouteSpec{Hostnames: []gatewayv1.Hostname{"web.example.com"}, Rules: []gatewayv1.HTTPRouteRule{{}}}}
