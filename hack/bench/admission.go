@@ -25,8 +25,10 @@ import (
 
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
+	"github.com/landlord-dev/landlord/internal/localcluster"
 	"github.com/landlord-dev/landlord/internal/manager"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 const (
@@ -212,6 +214,21 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		}
 		rows = append(rows, kindRows...)
 	}
+	// Flux applies a tenant's repository as the namespace's reconciler:
+	// most writes in a tenant namespace are its.
+	reconciler, err := client.New(reconcilerConfig(p, tenant, tenantNS), client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		return nil, err
+	}
+	if err := waitWritable(ctx, reconciler, tenantNS, platformNamespace); err != nil {
+		return nil, err
+	}
+	log.Printf("p2: ConfigMap creates as the namespace's reconciler, %d clients", workers)
+	tenantLoad, platformLoad, err := compare(ctx, reconciler, "configmap-reconciler", benchKinds[0].create, tenantNS)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, admissionRows(benchKinds[0].kind.Kind, judgeOf(benchKinds[0].kind), ", as the namespace's reconciler", tenantLoad, platformLoad)...)
 	down, err := webhookStopped(ctx, ctl, owner, tenantNS)
 	return append(append(rows, down...), profiled...), err
 }
@@ -272,15 +289,28 @@ func webhookStopped(ctx context.Context, ctl *controllerProcess, owner client.Cl
 	return rows, ctl.WaitReady(ctx)
 }
 
+// reconcilerConfig is the identity of ns's reconciler, as Flux
+// impersonates it.
+func reconcilerConfig(p *localcluster.Env, tenant *v1alpha1.Tenant, ns string) *rest.Config {
+	cfg := unthrottled(p.ConfigFor(tenancy.ServiceAccountPrefix+ns+":"+tenant.ReconcilerName(),
+		"system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated"))
+	cfg.WarningHandlerWithContext = rest.NoWarnings{}
+	return cfg
+}
+
 // platformGrant makes the platform namespace, binds the tenant role there
-// to the tenant's owners and sets the tenant's quota, as in the tenant's
-// own namespaces: the API server's quota admission weighs on both alike.
+// to the tenant's owners and its first namespace's reconciler and sets the
+// tenant's quota, as in the tenant's own namespaces: the API server's
+// quota admission weighs on both alike.
 func platformGrant(ctx context.Context, admin client.Client, tenant *v1alpha1.Tenant) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: platformNamespace}}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: platformNamespace, Name: "bench-owners"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: render.TenantClusterRole().Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: tenant.Name}},
+		Subjects: []rbacv1.Subject{
+			{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: tenant.Name},
+			{Kind: rbacv1.ServiceAccountKind, Namespace: tenant.Spec.Namespaces[0].Name, Name: tenant.ReconcilerName()},
+		},
 	}
 	quota := &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Namespace: platformNamespace, Name: render.QuotaName},

@@ -31,6 +31,7 @@ import (
 	"github.com/landlord-dev/landlord/api/v1alpha1"
 	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
+	"github.com/landlord-dev/landlord/internal/tenancy"
 )
 
 // InProcessName names the ValidatingAdmissionPolicy holding the rules the
@@ -194,9 +195,12 @@ var identityRules = []inProcessRule{
 		// evaluates this rule with exact answers (Wildcard).
 		// Ordered for RBAC: an allowed check stops at the first grant, a
 		// refused one reads every binding, so the tenant's own writers,
-		// the common case, pay two allowed checks.
-		valid: fmt.Sprintf(`!variables.held || %[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard || variables.platform`,
-			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb),
+		// the common case, pay two allowed checks. The namespace's own
+		// reconciler, Flux applying the tenant's repository there, pays
+		// none beyond held's: held asked RBAC of that very account.
+		valid: fmt.Sprintf(`!variables.held || request.userInfo.username == %[5]q + request.namespace + ":" + variables.reconciler || `+
+			`%[1]s.name(%[3]s).check(%[4]q).allowed() || !%[1]s.check(%[2]q).allowed() || variables.wildcard || variables.platform`,
+			identityCheck, render.MemberVerb, labelledTenant, render.ActForVerb, tenancy.ServiceAccountPrefix),
 		detail: `"namespace " + request.namespace + " is tenant " + ` + labelledTenant + ` + "'s and the writer acts for another tenant; allowed: writes by tenant " + ` +
 			labelledTenant + ` + "'s identities, and theirs in the namespaces of the tenant they act for"`,
 	},

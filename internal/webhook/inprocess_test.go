@@ -292,6 +292,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"platform rewrites the variables", platform, admissionv1.Update, configMap("ipa-apps", v1alpha1.VariablesConfigMap, managed), "", false},
 		{"other tenant's owner writes", ownerB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", false},
 		{"other tenant's reconciler writes", reconB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", false},
+		{"the reconciler writes in its own namespace", reconB, admissionv1.Create, configMap("ipb-apps", "b", nil), "", false},
 		{"other tenant's owner takes a Lease", ownerB, admissionv1.Create, lease, "LL028", false},
 		{"an identity of no tenant writes", carol, admissionv1.Create, configMap("ipa-apps", "c", nil), "", false},
 		{"other tenant's owner, cluster-admin, writes", adminB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", true},
