@@ -38,6 +38,26 @@ var apiserverParts = []cpuPart{
 	{figure: "RBAC authorizing the request itself (the baseline pays it too)", through: [][]string{{requestAuthz}, {rbacVisit}}},
 }
 
+// Functions a CPU profile of the API server under provisioning is read by.
+const (
+	bindingAuthorized = "k8s.io/kubernetes/pkg/registry/rbac.BindingAuthorized"
+	escalationAllowed = "k8s.io/kubernetes/pkg/registry/rbac.EscalationAllowed"
+	roleEscalation    = "k8s.io/kubernetes/pkg/registry/rbac.RoleEscalationAuthorized"
+	storageCreate     = "k8s.io/apiserver/pkg/storage/etcd3.(*store).Create"
+	storageUpdate     = "k8s.io/apiserver/pkg/storage/etcd3.(*store).GuaranteedUpdate"
+)
+
+// provisioningParts are what p1's profile of the API server is read into:
+// where the controller's writes cost it more than the baseline's.
+var provisioningParts = []cpuPart{
+	{figure: "RBAC, every question", through: [][]string{{rbacVisit}}},
+	{figure: "RBAC authorizing the writes themselves", through: [][]string{{requestAuthz}, {rbacVisit}}},
+	{figure: "RBAC checking the bind and escalate grants of RBAC writes (the baseline, system:masters, skips it)", through: [][]string{{bindingAuthorized, escalationAllowed, roleEscalation}}},
+	{figure: "admission by the webhook (RoleBindings)", through: [][]string{{webhookPlugin}}},
+	{figure: "admission by the policies", through: [][]string{{policyPlugin}}},
+	{figure: "storing in etcd", through: [][]string{{storageCreate, storageUpdate}}},
+}
+
 // cpuShares reads the CPU profile at path and returns the share of its
 // samples each part holds, in percent.
 func cpuShares(path string, parts []cpuPart) ([]float64, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -42,6 +43,8 @@ const (
 	kubectlSample = 50
 	// memorySampling is how often p1 reads the controller's resident set.
 	memorySampling = 100 * time.Millisecond
+	// provisionProfileSpan is how much of the provisioning -profile takes.
+	provisionProfileSpan = 30 * time.Second
 )
 
 func init() { parts["p1"] = measureProvisioning }
@@ -95,8 +98,15 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 	}
 	log.Printf("p1: creating %d Tenants for landlord-controller", e.tenants)
 	profiled := func() error { return nil }
+	apiserverProfile := filepath.Join(e.profileDir, "p1-apiserver.pprof")
 	if e.profileDir != "" {
-		profiled = ctl.profile(ctx, filepath.Join(e.profileDir, "p1.pprof"), 30*time.Second)
+		apiserverHTTP, err := rest.HTTPClientFor(p.Config)
+		if err != nil {
+			return nil, err
+		}
+		controller := ctl.profile(ctx, filepath.Join(e.profileDir, "p1.pprof"), provisionProfileSpan)
+		apiserver := takeProfile(ctx, apiserverHTTP, p.Config.Host, apiserverProfile, provisionProfileSpan)
+		profiled = func() error { return errors.Join(controller(), apiserver()) }
 	}
 	mark, err := p.MarkAudit()
 	if err != nil {
@@ -119,8 +129,14 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var heap []row
+	var profiles []row
 	if e.profileDir != "" {
+		shares, err := cpuShares(apiserverProfile, provisioningParts)
+		if err != nil {
+			return nil, err
+		}
+		profiles = shareRows("p1", "API server CPU while provisioning", provisioningParts, shares,
+			fmt.Sprintf("share of the API server's CPU in %s, the first %s", filepath.Base(apiserverProfile), provisionProfileSpan))
 		path := filepath.Join(e.profileDir, "p1-heap.pprof")
 		if err := ctl.heapProfile(ctx, path); err != nil {
 			return nil, err
@@ -129,8 +145,8 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		heap = []row{{part: "p1", figure: "controller heap in use once provisioned", value: inUse, unit: "MiB",
-			note: fmt.Sprintf("%s, after a collection; %.0f%% of it the informers' objects and indexes; Go's collector lets the heap grow to twice what is live before it runs", filepath.Base(path), cached)}}
+		profiles = append(profiles, row{part: "p1", figure: "controller heap in use once provisioned", value: inUse, unit: "MiB",
+			note: fmt.Sprintf("%s, after a collection; %.0f%% of it the informers' objects and indexes; Go's collector lets the heap grow to twice what is live before it runs", filepath.Base(path), cached)})
 	}
 
 	n := fmt.Sprintf("%d tenants", e.tenants)
@@ -151,7 +167,7 @@ func measureProvisioning(ctx context.Context, e *env) ([]row, error) {
 		at1000(row{part: "p1", figure: "controller peak RSS (VmHWM)", value: mem.peak, unit: "MiB", target: "≤ 150 MiB", met: mem.peak <= 150,
 			note: fmt.Sprintf("VmRSS %.0f MiB once provisioned; at the highest sample (%.0f MiB) heap and stacks (RssAnon) %.0f MiB, the binary and mapped files (RssFile) %.0f MiB; GOMEMLIMIT %s",
 				mem.rss, top.rss, top.anon, top.file, cmp.Or(e.memLimit, "unset"))}),
-	}, heap...), nil
+	}, profiles...), nil
 }
 
 // concurrencyFlag spells the controller's --concurrency for a note.
