@@ -7,7 +7,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,8 +55,9 @@ func clusterScoped(who identity, req Request, tenants Tenants) field.ErrorList {
 		return nil
 	}
 	if approved(who.tenant, req.Kind, req.Name) {
-		errs := append(conversionWebhook(who.tenant, req.Object), clusterDefault(who.tenant, req.Object)...)
-		return append(errs, classNamespaces(who.tenant, req.Object, tenants)...)
+		// The API server's landlord-classes judges an approved class made
+		// the default (classRules).
+		return append(conversionWebhook(who.tenant, req.Object), classNamespaces(who.tenant, req.Object, tenants)...)
 	}
 	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("metadata", "namespace"),
 		"tenant "+who.tenant.Name+" may not write cluster-scoped "+kindName(req)+"; allowed: objects in its namespaces "+quoteList(namespacesOf(who.tenant))+
@@ -101,34 +101,6 @@ func conversionWebhook(t *v1alpha1.Tenant, obj runtime.Object) field.ErrorList {
 	}
 	return field.ErrorList{forbidden(ruleClusterScoped, field.NewPath("spec", "conversion", "strategy"),
 		"tenant "+t.Name+" may not make the API server call a conversion webhook; allowed: None")}
-}
-
-// clusterDefault refuses an approved class that makes itself the
-// cluster's default: every other tenant's claim, Ingress or pod naming no
-// class would then be the tenant's to provision, route or outrank.
-func clusterDefault(t *v1alpha1.Tenant, obj runtime.Object) field.ErrorList {
-	var marker *field.Path
-	switch o := obj.(type) {
-	case *storagev1.StorageClass:
-		for _, key := range StorageDefaultKeys {
-			if o.Annotations[key] == "true" {
-				marker = field.NewPath("metadata", "annotations").Key(key)
-			}
-		}
-	case *networkingv1.IngressClass:
-		if o.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
-			marker = field.NewPath("metadata", "annotations").Key(networkingv1.AnnotationIsDefaultIngressClass)
-		}
-	case *schedulingv1.PriorityClass:
-		if o.GlobalDefault {
-			marker = field.NewPath("globalDefault")
-		}
-	}
-	if marker == nil {
-		return nil
-	}
-	return field.ErrorList{forbidden(ruleClusterScoped, marker,
-		"tenant "+t.Name+" may not make an approved class the cluster's default for every tenant; allowed: unset or false")}
 }
 
 // pvcNamespace is the CSI provisioner's template for the namespace of the

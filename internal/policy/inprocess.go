@@ -145,6 +145,8 @@ type inProcessPolicy struct {
 	rules []inProcessRule
 	build func(Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding)
 	kinds []schema.GroupKind
+	// cluster: the policy judges cluster-scoped objects, and only those.
+	cluster bool
 }
 
 // policyOf is the inProcessPolicy of name, its kinds read off its rules.
@@ -152,9 +154,12 @@ func policyOf(name string, rules []inProcessRule, build func(Platform) (*admissi
 	return inProcessPolicy{name: name, rules: rules, build: build, kinds: ruleKinds(rules)}
 }
 
-// matches reports whether p judges a request of kind gk: every request, or
-// the creates and updates of its kinds.
-func (p inProcessPolicy) matches(gk schema.GroupKind, op admissionv1.Operation, object runtime.Object) bool {
+// matches reports whether p judges a request of kind gk in namespace ns:
+// every request of its scope, or the creates and updates of its kinds.
+func (p inProcessPolicy) matches(gk schema.GroupKind, ns string, op admissionv1.Operation, object runtime.Object) bool {
+	if p.cluster != (ns == "") {
+		return false
+	}
 	return len(p.kinds) == 0 || slices.Contains(p.kinds, gk) && object != nil && (op == admissionv1.Create || op == admissionv1.Update)
 }
 
@@ -168,6 +173,7 @@ var inProcessPolicies = []inProcessPolicy{
 	policyOf(SourcesName, sourceRules, Sources),
 	policyOf(WorkloadsName, workloadRules, Workloads),
 	policyOf(PodAccountsName, podAccountRules, PodAccounts),
+	{name: ClassesName, rules: classRules, build: Classes, kinds: ruleKinds(classRules), cluster: true},
 }
 
 // identityRules are LL010, LL026 and LL028: who may write in a tenant
@@ -541,21 +547,21 @@ func inProcess(req Request, tenants Tenants) field.ErrorList {
 
 // judgeInProcess is inProcess on object and old in place of the request's.
 func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) field.ErrorList {
-	if req.Namespace == "" {
-		return nil
-	}
-	holder := tenants.ForNamespace(req.Namespace)
-	label := nameOf(holder)
-	if label == "" {
-		label = tenants.Claimant(req.Namespace)
-	}
-	if label == "" {
-		return nil // outside the policy's namespace selector
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
-	if holder != nil {
-		ns.Labels, ns.Annotations = render.PolicyLabels(holder), render.PolicyAnnotations(holder)
-		ns.Annotations[v1alpha1.StampedAccountsAnnotation] = strings.Join(stampedAccounts(req.Namespace, object, tenants), "\n")
+	var ns *corev1.Namespace // none for a cluster-scoped object
+	if req.Namespace != "" {
+		holder := tenants.ForNamespace(req.Namespace)
+		label := nameOf(holder)
+		if label == "" {
+			label = tenants.Claimant(req.Namespace)
+		}
+		if label == "" {
+			return nil // outside the policies' namespace selector
+		}
+		ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: req.Namespace, Labels: map[string]string{v1alpha1.TenantLabel: label}}}
+		if holder != nil {
+			ns.Labels, ns.Annotations = render.PolicyLabels(holder), render.PolicyAnnotations(holder)
+			ns.Annotations[v1alpha1.StampedAccountsAnnotation] = strings.Join(stampedAccounts(req.Namespace, object, tenants), "\n")
+		}
 	}
 	platform := req.Platform
 	platform.Defaults = sharedOf(req).Defaults()
@@ -565,7 +571,7 @@ func judgeInProcess(req Request, tenants Tenants, object, old runtime.Object) fi
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: object, VersionedOldObject: old, VersionedKind: gvk}
 	var errs field.ErrorList
 	for _, p := range inProcessPolicies {
-		if !p.matches(gvk.GroupKind(), req.Operation, object) {
+		if !p.matches(gvk.GroupKind(), req.Namespace, req.Operation, object) {
 			continue
 		}
 		result := compiledPolicy(p.name, platform, p.build).Validate(context.Background(), gvr, versioned, nil, ns, celconfig.RuntimeCELCostBudget, markers{tenants})

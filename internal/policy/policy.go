@@ -81,7 +81,7 @@ func Evaluate(req Request, tenants Tenants) field.ErrorList {
 	owner := tenants.ForNamespace(req.Namespace)
 	who := identify(req.User, tenants, req.Platform, nameOf(owner))
 	if req.Namespace == "" {
-		return append(clusterScoped(who, req, tenants), tenantRole(req)...)
+		return slices.Concat(clusterScoped(who, req, tenants), tenantRole(req), inProcess(req, tenants))
 	}
 	// Appended last: the content rules name what is wrong with the
 	// object, these who may not write it there at all.

@@ -20,6 +20,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -685,5 +687,64 @@ func TestAttacksInProcessUnadoptedNamespace(t *testing.T) {
 	}
 	if got != "LL026" || got != strings.Join(offline, ",") {
 		t.Errorf("a namespace assigned but never adopted: the API server says %q, policy.Evaluate %q, want LL026 from both", got, offline)
+	}
+}
+
+// TestAttacksInProcessDefaultClass: a tenant's identity may not make the
+// class its spec.clusterResources approves the cluster's default, which
+// the API server would then write into every tenant's claims, pods or
+// Ingresses naming none (and the workloads policy allow as the default).
+// The API server refuses it itself: the review found the rule in the
+// cluster-scoped webhook, which fails open, so while Landlord was down a
+// tenant's reconciler made its NFS class the default and every other
+// tenant's claims went to the tenant's server. The class without the mark
+// is admitted, and the platform may mark one.
+func TestAttacksInProcessDefaultClass(t *testing.T) {
+	tenant := &v1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "ipd"}, Spec: v1alpha1.TenantSpec{
+		Namespaces: []v1alpha1.TenantNamespace{{Name: "ipd-apps"}},
+		ClusterResources: []v1alpha1.ClusterResource{
+			{APIGroup: storagev1.GroupName, Kind: "StorageClass", Names: []string{"ipd-nfs"}},
+			{APIGroup: schedulingv1.GroupName, Kind: "PriorityClass", Names: []string{"ipd-urgent"}},
+		},
+	}}
+	if err := k8s.Create(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8s.Delete(ctx, tenant) })
+	reconciler := impersonate("system:serviceaccount:ipd-apps:ipd", "system:serviceaccounts", "system:serviceaccounts:ipd-apps", "system:authenticated")
+	class := func(annotations map[string]string) *storagev1.StorageClass {
+		return &storagev1.StorageClass{TypeMeta: metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"},
+			ObjectMeta: metav1.ObjectMeta{Name: "ipd-nfs", Annotations: annotations}, Provisioner: "nfs.csi.k8s.io"}
+	}
+	priority := func(global bool) *schedulingv1.PriorityClass {
+		return &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
+			ObjectMeta: metav1.ObjectMeta{Name: "ipd-urgent"}, Value: 1000, GlobalDefault: global}
+	}
+	apply := func(c client.Client, obj client.Object) error {
+		return c.Patch(ctx, obj, client.Apply, client.DryRunAll, client.FieldOwner("kustomize-controller"), client.ForceOwnership)
+	}
+	// The controller grants the approved classes to the reconciler.
+	testenv.Eventually(t, 30*time.Second, func() error { return apply(reconciler, class(nil)) })
+
+	gate.shut()
+	defer gate.reopen()
+	for _, c := range []struct {
+		what string
+		obj  client.Object
+		want string
+	}{
+		{"the class marked default", class(map[string]string{policy.DefaultStorageClassAnnotation: "true"}), "LL014"},
+		{"the class marked default by the beta annotation", class(map[string]string{policy.DefaultStorageClassBetaAnnotation: "true"}), "LL014"},
+		{"the priority class made the global default", priority(true), "LL014"},
+		{"the class unmarked", class(map[string]string{policy.DefaultStorageClassAnnotation: "false"}), ""},
+		{"the priority class", priority(false), ""},
+	} {
+		err := apply(reconciler, c.obj)
+		if got := strings.ToUpper(ruleID.FindString(fmt.Sprint(err))); got != c.want || c.want == "" && err != nil {
+			t.Errorf("reconciler writes %s with Landlord down: %v, want %q", c.what, err, c.want)
+		}
+	}
+	if err := apply(k8s, class(map[string]string{policy.DefaultStorageClassAnnotation: "true"})); err != nil {
+		t.Errorf("the platform marks the class default: %v, want it admitted", err)
 	}
 }

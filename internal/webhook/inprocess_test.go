@@ -27,6 +27,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -70,6 +71,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 	var (
 		ownerA   = authenticationv1.UserInfo{Username: "ann", Groups: []string{"ipa-owners", "system:authenticated"}}
 		ownerB   = authenticationv1.UserInfo{Username: "ben", Groups: []string{"ipb-owners", "system:authenticated"}}
+		reconA   = authenticationv1.UserInfo{Username: "system:serviceaccount:ipa-apps:ipa", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ipa-apps", "system:authenticated"}}
 		reconB   = authenticationv1.UserInfo{Username: "system:serviceaccount:ipb-apps:ipb", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ipb-apps", "system:authenticated"}}
 		carol    = authenticationv1.UserInfo{Username: "carol", Groups: []string{"system:authenticated"}}
 		platform = authenticationv1.UserInfo{Username: "pat", Groups: []string{"platform-admins", "system:authenticated"}}
@@ -79,6 +81,20 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		// An owner of ipb whom the platform made cluster-admin by mistake.
 		adminB = authenticationv1.UserInfo{Username: "bella", Groups: []string{"ipb-owners", "system:authenticated"}}
 	)
+	// The cluster's default priority class, which the API server writes
+	// into pods naming none.
+	const defaultPriorityName = "ip-default"
+	defaultPriority := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: defaultPriorityName}, Value: 10, GlobalDefault: true}
+	// The classes ipa's spec.clusterResources approves, which its
+	// reconciler may write but never make the cluster's default.
+	approvedStorage := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "ipa-nfs"}, Provisioner: "nfs.csi.k8s.io"}
+	approvedIngress := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "ipa-nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "example.com/ingress"}}
+	for _, obj := range []client.Object{approvedStorage, approvedIngress} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = k8s.Delete(ctx, obj) })
+	}
 	for _, name := range []string{"ipa", "ipb"} {
 		tenant := &v1alpha1.Tenant{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -94,6 +110,13 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 				Tolerations: []v1alpha1.AllowedToleration{{Key: "dedicated", Value: "ipa", Effect: corev1.TaintEffectNoSchedule}}}
 			tenant.Spec.Storage = &v1alpha1.Storage{Classes: []string{"fast"}}
 			tenant.Spec.Images = &v1alpha1.Images{Allowed: []string{"registry.example.com/ipa", "docker.io/library"}}
+			tenant.Spec.ClusterResources = []v1alpha1.ClusterResource{
+				{APIGroup: storagev1.GroupName, Kind: "StorageClass", Names: []string{approvedStorage.Name}},
+				{APIGroup: networkingv1.GroupName, Kind: "IngressClass", Names: []string{approvedIngress.Name}},
+				// The cluster's global default below, which the Priority
+				// plugin keeps the only one.
+				{APIGroup: schedulingv1.GroupName, Kind: "PriorityClass", Names: []string{defaultPriorityName}},
+			}
 		}
 		if name == "ipb" {
 			tenant.Spec.Network.AllowServiceTypes = []corev1.ServiceType{corev1.ServiceTypeNodePort}
@@ -294,6 +317,12 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 		{"other tenant's reconciler writes", reconB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", false},
 		{"the reconciler writes in its own namespace", reconB, admissionv1.Create, configMap("ipb-apps", "b", nil), "", false},
 		{"other tenant's owner takes a Lease", ownerB, admissionv1.Create, lease, "LL028", false},
+		{"reconciler makes its approved StorageClass the default", reconA, admissionv1.Update, marked(approvedStorage, policy.DefaultStorageClassAnnotation), "LL014", false},
+		{"reconciler makes it the default by the beta annotation", reconA, admissionv1.Update, marked(approvedStorage, policy.DefaultStorageClassBetaAnnotation), "LL014", false},
+		{"reconciler makes its approved IngressClass the default", reconA, admissionv1.Update, marked(approvedIngress, networkingv1.AnnotationIsDefaultIngressClass), "LL014", false},
+		{"reconciler writes its approved PriorityClass, the global default", reconA, admissionv1.Update, labelled(defaultPriority), "LL014", false},
+		{"reconciler labels its approved StorageClass", reconA, admissionv1.Update, labelled(approvedStorage), "", false},
+		{"platform makes the approved StorageClass the default", root, admissionv1.Update, marked(approvedStorage, policy.DefaultStorageClassAnnotation), "", false},
 		{"an identity of no tenant writes", carol, admissionv1.Create, configMap("ipa-apps", "c", nil), "", false},
 		{"other tenant's owner, cluster-admin, writes", adminB, admissionv1.Create, configMap("ipa-apps", "b", nil), "LL028", true},
 		{"owner, cluster-admin, writes in its own tenant's namespace", adminB, admissionv1.Create, configMap("ipb-apps", "b", nil), "", true},
@@ -494,7 +523,7 @@ func TestInProcessVerdictsAgree(t *testing.T) {
 	// The cluster's default classes, which the API server writes into
 	// pods and claims naming none: the policy allows them, as the
 	// controller writes them into it.
-	defaultPriority := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-default"}, Value: 10, GlobalDefault: true}
+
 	defaultStorage := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "ip-standard", Annotations: map[string]string{policy.DefaultStorageClassAnnotation: "true"}},
 		Provisioner: "example.com/none"}
 	for _, obj := range []client.Object{defaultPriority, defaultStorage} {
@@ -851,17 +880,17 @@ func TestClusterDefaultsKept(t *testing.T) {
 	// Edited to allow a class the cluster does not default to, then
 	// deleted: written again each time.
 	vap := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-	if err := k8s.Get(ctx, client.ObjectKey{Name: policy.WorkloadsName}, vap); err != nil {
-		t.Fatal(err)
-	}
-	for i, v := range vap.Spec.Variables {
-		if v.Name == policy.DefaultStorageClassVariable {
-			vap.Spec.Variables[i].Expression = `["premium"]`
+	testenv.Eventually(t, 10*time.Second, func() error { // the controller may be writing it
+		if err := k8s.Get(ctx, client.ObjectKey{Name: policy.WorkloadsName}, vap); err != nil {
+			return err
 		}
-	}
-	if err := k8s.Update(ctx, vap); err != nil {
-		t.Fatal(err)
-	}
+		for i, v := range vap.Spec.Variables {
+			if v.Name == policy.DefaultStorageClassVariable {
+				vap.Spec.Variables[i].Expression = `["premium"]`
+			}
+		}
+		return k8s.Update(ctx, vap)
+	})
 	waitForDefaults(t, now)
 	if err := k8s.Delete(ctx, vap); err != nil {
 		t.Fatal(err)
@@ -878,4 +907,19 @@ func TestClusterDefaultsKept(t *testing.T) {
 		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 		Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
 	testenv.Eventually(t, 30*time.Second, func() error { return k8s.Create(ctx, claim.DeepCopy(), client.DryRunAll) })
+}
+
+// marked is obj with annotation key set to "true": the mark of the
+// cluster's default class.
+func marked(obj client.Object, key string) client.Object {
+	out := obj.DeepCopyObject().(client.Object)
+	out.SetAnnotations(map[string]string{key: "true"})
+	return out
+}
+
+// labelled is obj with a label of no meaning to any rule.
+func labelled(obj client.Object) client.Object {
+	out := obj.DeepCopyObject().(client.Object)
+	out.SetLabels(map[string]string{"team": "storage"})
+	return out
 }

@@ -1,0 +1,88 @@
+package policy
+
+import (
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/landlord-dev/landlord/internal/kinds"
+	"github.com/landlord-dev/landlord/internal/render"
+)
+
+// ClassesName names the ValidatingAdmissionPolicy of the rule on the
+// cluster's default classes, and its binding.
+const ClassesName = "landlord-classes"
+
+// The classes a Tenant's spec.clusterResources may approve whose default
+// the API server writes into every tenant's objects naming none.
+var (
+	storageClassKind  = schema.GroupKind{Group: storagev1.GroupName, Kind: "StorageClass"}
+	ingressClassKind  = schema.GroupKind{Group: networkingv1.GroupName, Kind: "IngressClass"}
+	priorityClassKind = schema.GroupKind{Group: schedulingv1.GroupName, Kind: "PriorityClass"}
+)
+
+// classRules are LL014 on an approved class made the cluster's default:
+// every other tenant's claim, Ingress or pod naming no class would be the
+// tenant's to provision, route or outrank. The check needs only the
+// object and who writes it, so the API server makes it, and it holds
+// while Landlord is down; the webhook's other approval checks fail open.
+var classRules = []inProcessRule{
+	defaultMarker(storageClassKind, DefaultStorageClassAnnotation),
+	defaultMarker(storageClassKind, DefaultStorageClassBetaAnnotation),
+	defaultMarker(ingressClassKind, networkingv1.AnnotationIsDefaultIngressClass),
+	{
+		rule:   ruleClusterScoped,
+		field:  field.NewPath("globalDefault"),
+		kind:   priorityClassKind,
+		valid:  `!variables.tenantWriter || !object.?globalDefault.orValue(false)`,
+		detail: defaultDetail,
+	},
+}
+
+// defaultMarker refuses a tenant's class of kind that annotation key
+// marks the default.
+func defaultMarker(kind schema.GroupKind, key string) inProcessRule {
+	return inProcessRule{
+		rule:   ruleClusterScoped,
+		field:  field.NewPath("metadata", "annotations").Key(key),
+		kind:   kind,
+		valid:  fmt.Sprintf(`!variables.tenantWriter || !(has(object.metadata.annotations) && %[1]q in object.metadata.annotations && object.metadata.annotations[%[1]q] == "true")`, key),
+		detail: defaultDetail,
+	}
+}
+
+// defaultDetail is the denial of a tenant's class made the default.
+const defaultDetail = `"a tenant may not make an approved class the cluster's default for every tenant; allowed: unset or false"`
+
+// Classes is the ValidatingAdmissionPolicy of classRules and its binding:
+// creates and updates of the classes, by anyone SparedCEL does not spare.
+// The rules judge a tenant's identity (a member of a Tenant, told by the
+// markers the controller renders) that is not the platform's; a writer
+// holding a wildcard grant is the webhook's, which knows whom it acts for.
+func Classes(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	var match []admissionregistrationv1.NamedRuleWithOperations
+	for _, gk := range ruleKinds(classRules) {
+		k, _ := kinds.Lookup(gk)
+		match = append(match, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{k.Group}, APIVersions: []string{"*"}, Resources: []string{k.Resource},
+				Scope: ptr.To(admissionregistrationv1.ClusterScope),
+			},
+		}})
+	}
+	variables := append(inProcessVariables(platform), admissionregistrationv1.Variable{
+		Name:       "tenantWriter",
+		Expression: fmt.Sprintf(`!variables.platform && %s.check(%q).allowed() && !variables.wildcard`, identityCheck, render.MemberVerb),
+	})
+	// Every class, in no namespace: the empty selector, as the API server
+	// stores an unset one.
+	return newPolicy(ClassesName, &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ResourceRules: match}, notSpared(platform), variables, classRules)
+}
