@@ -25,10 +25,11 @@ func (a *Auditor) policies(ctx context.Context) ([]Check, error) {
 	c := Check{Kind: "admission", Name: "the API server holds Landlord's admission policies as rendered", Result: Pass}
 	var problems, names []string
 	// The workloads policy holds the cluster's default classes as the
-	// controller last read them.
+	// controller last read them; without them it cannot be compared.
 	defaults, err := policy.ClusterDefaults(ctx, a.Client)
 	if err != nil {
-		return nil, err
+		c.Result, c.Detail = Fail, fmt.Sprintf("the cluster's default classes could not be read, so the workloads policy cannot be compared: %v", err)
+		return []Check{c}, nil
 	}
 	for _, want := range policy.ValidatingPolicies(policy.Platform{Defaults: defaults}) {
 		if want.GetName() == policy.TenantRoleName {

@@ -61,18 +61,24 @@ func (d *clusterDefaults) Start(ctx context.Context) error {
 			return nil
 		case <-changed:
 		}
+		retry := func(err error, doing string) {
+			ctrl.LoggerFrom(ctx).Error(err, doing+" the cluster's default classes for the workloads policy; retrying")
+			time.AfterFunc(time.Second, func() { notify(nil) })
+		}
 		reads := d.shared.For(ctx)
 		platform := d.platform
 		platform.Defaults = reads.Defaults()
+		if err := reads.Err(); err != nil {
+			retry(err, "reading") // a failed read names no default: never written
+			continue
+		}
 		want, binding := policy.Workloads(platform)
 		live := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-		err := d.shared.c.Get(ctx, client.ObjectKeyFromObject(want), live)
-		if reads.Err() != nil || err == nil && sameDefaults(live, want) {
+		if err := d.shared.c.Get(ctx, client.ObjectKeyFromObject(want), live); err == nil && sameDefaults(live, want) {
 			continue
 		}
 		if err := apply.Objects(ctx, d.writer, fieldOwner, want, binding); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "writing the cluster's default classes into the workloads policy; retrying")
-			time.AfterFunc(time.Second, func() { notify(nil) })
+			retry(err, "writing")
 		}
 	}
 }
