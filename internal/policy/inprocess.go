@@ -434,6 +434,13 @@ func Content(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPol
 // kindPolicy is the policy of rules, each of a kind, and its binding: it
 // matches creates and updates of those kinds in tenant namespaces.
 func kindPolicy(name string, rules []inProcessRule, conditions []admissionregistrationv1.MatchCondition, variables []admissionregistrationv1.Variable) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	match := &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: writesOf(rules, admissionregistrationv1.NamespacedScope)}
+	return newPolicy(name, match, conditions, variables, rules)
+}
+
+// writesOf matches the creates and updates, in scope, of the kinds rules
+// read.
+func writesOf(rules []inProcessRule, scope admissionregistrationv1.ScopeType) []admissionregistrationv1.NamedRuleWithOperations {
 	var match []admissionregistrationv1.NamedRuleWithOperations
 	for _, gk := range ruleKinds(rules) {
 		k, _ := kinds.Lookup(gk)
@@ -441,11 +448,11 @@ func kindPolicy(name string, rules []inProcessRule, conditions []admissionregist
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{
 				APIGroups: []string{k.Group}, APIVersions: []string{"*"}, Resources: []string{k.Resource},
-				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+				Scope: ptr.To(scope),
 			},
 		}})
 	}
-	return newPolicy(name, &admissionregistrationv1.MatchResources{NamespaceSelector: tenantNamespaces(), ResourceRules: match}, conditions, variables, rules)
+	return match
 }
 
 // ruleKinds are the kinds rules read, in order of first mention.

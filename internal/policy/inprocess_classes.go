@@ -10,9 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
-	"github.com/landlord-dev/landlord/internal/kinds"
 	"github.com/landlord-dev/landlord/internal/render"
 )
 
@@ -67,22 +65,12 @@ const defaultDetail = `"a tenant may not make an approved class the cluster's de
 // markers the controller renders) that is not the platform's; a writer
 // holding a wildcard grant is the webhook's, which knows whom it acts for.
 func Classes(platform Platform) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	var match []admissionregistrationv1.NamedRuleWithOperations
-	for _, gk := range ruleKinds(classRules) {
-		k, _ := kinds.Lookup(gk)
-		match = append(match, admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{k.Group}, APIVersions: []string{"*"}, Resources: []string{k.Resource},
-				Scope: ptr.To(admissionregistrationv1.ClusterScope),
-			},
-		}})
-	}
 	variables := append(inProcessVariables(platform), admissionregistrationv1.Variable{
 		Name:       "tenantWriter",
 		Expression: fmt.Sprintf(`!variables.platform && %s.check(%q).allowed() && !variables.wildcard`, identityCheck, render.MemberVerb),
 	})
 	// Every class, in no namespace: the empty selector, as the API server
 	// stores an unset one.
-	return newPolicy(ClassesName, &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ResourceRules: match}, notSpared(platform), variables, classRules)
+	match := &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ResourceRules: writesOf(classRules, admissionregistrationv1.ClusterScope)}
+	return newPolicy(ClassesName, match, notSpared(platform), variables, classRules)
 }
