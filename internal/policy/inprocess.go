@@ -546,7 +546,13 @@ func (m messagesOnDenial) CompileError() error { return m.messages.CompileError(
 // API server would find: the namespace's tenant label, and the markers of
 // tenants.ForUser and tenants.ForNamespace.
 func inProcess(req Request, tenants Tenants) field.ErrorList {
-	if gvk, _ := kindOf(req); readsContent(gvk.GroupKind()) {
+	gvk, _ := kindOf(req)
+	if !slices.ContainsFunc(inProcessPolicies, func(p inProcessPolicy) bool {
+		return p.matches(gvk.GroupKind(), req.Namespace, req.Operation, req.Object)
+	}) {
+		return nil // most cluster-scoped objects: no policy matches them
+	}
+	if readsContent(gvk.GroupKind()) {
 		return judgeInProcess(req, tenants, req.Object, req.OldObject)
 	}
 	return judgeInProcess(req, tenants, metadataOf(req.Object), metadataOf(req.OldObject))
