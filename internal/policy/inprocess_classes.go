@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -31,29 +32,28 @@ var (
 // tenant's to provision, route or outrank. The check needs only the
 // object and who writes it, so the API server makes it, and it holds
 // while Landlord is down; the webhook's other approval checks fail open.
-var classRules = []inProcessRule{
-	defaultMarker(storageClassKind, DefaultStorageClassAnnotation),
-	defaultMarker(storageClassKind, DefaultStorageClassBetaAnnotation),
-	defaultMarker(ingressClassKind, networkingv1.AnnotationIsDefaultIngressClass),
-	{
-		rule:   ruleClusterScoped,
-		field:  field.NewPath("globalDefault"),
-		kind:   priorityClassKind,
-		valid:  `!variables.tenantWriter || !object.?globalDefault.orValue(false)`,
-		detail: defaultDetail,
-	},
-}
+var classRules = slices.Concat(defaultMarkers(storageClassKind, StorageDefaultKeys), defaultMarkers(ingressClassKind, IngressDefaultKeys), []inProcessRule{{
+	rule:   ruleClusterScoped,
+	field:  field.NewPath("globalDefault"),
+	kind:   priorityClassKind,
+	valid:  `!variables.tenantWriter || !object.?globalDefault.orValue(false)`,
+	detail: defaultDetail,
+}})
 
-// defaultMarker refuses a tenant's class of kind that annotation key
-// marks the default.
-func defaultMarker(kind schema.GroupKind, key string) inProcessRule {
-	return inProcessRule{
-		rule:   ruleClusterScoped,
-		field:  field.NewPath("metadata", "annotations").Key(key),
-		kind:   kind,
-		valid:  fmt.Sprintf(`!variables.tenantWriter || !(has(object.metadata.annotations) && %[1]q in object.metadata.annotations && object.metadata.annotations[%[1]q] == "true")`, key),
-		detail: defaultDetail,
+// defaultMarkers refuse a tenant's class of kind that one of keys, the
+// annotations the API server reads (NewestDefault), marks the default.
+func defaultMarkers(kind schema.GroupKind, keys []string) []inProcessRule {
+	rules := make([]inProcessRule, len(keys))
+	for i, key := range keys {
+		rules[i] = inProcessRule{
+			rule:   ruleClusterScoped,
+			field:  field.NewPath("metadata", "annotations").Key(key),
+			kind:   kind,
+			valid:  fmt.Sprintf(`!variables.tenantWriter || !(has(object.metadata.annotations) && %[1]q in object.metadata.annotations && object.metadata.annotations[%[1]q] == "true")`, key),
+			detail: defaultDetail,
+		}
 	}
+	return rules
 }
 
 // defaultDetail is the denial of a tenant's class made the default.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,8 +74,11 @@ func NewestDefault(classes []metav1.Object, keys ...string) string {
 	}).GetName()
 }
 
-// StorageDefaultKeys mark a StorageClass the default.
-var StorageDefaultKeys = []string{DefaultStorageClassAnnotation, DefaultStorageClassBetaAnnotation}
+// The annotations that mark a class the cluster's default.
+var (
+	StorageDefaultKeys = []string{DefaultStorageClassAnnotation, DefaultStorageClassBetaAnnotation}
+	IngressDefaultKeys = []string{networkingv1.AnnotationIsDefaultIngressClass}
+)
 
 // ClusterDefaults reads the default priority and storage classes from r,
 // picked as the admission plugins pick them.

@@ -71,7 +71,7 @@ func sharedCacheOptions(scheme *runtime.Scheme, mapper meta.RESTMapper) cache.Op
 		&networkingv1.Ingress{}:                              {Transform: ingressHosts},
 		&schedulingv1.PriorityClass{}:                        {Transform: priorityClassDefault},
 		&storagev1.StorageClass{}:                            {Transform: classDefault(policy.StorageDefaultKeys...)},
-		&networkingv1.IngressClass{}:                         {Transform: classDefault(ingressDefaultKeys...)},
+		&networkingv1.IngressClass{}:                         {Transform: classDefault(policy.IngressDefaultKeys...)},
 	}}
 }
 
@@ -190,28 +190,20 @@ func overlapKeys(host string) []string {
 }
 
 // Defaults are the cluster's default classes, picked as the admission
-// plugins pick them: the lowest globalDefault priority, the newest default
-// storage and ingress class. A list that fails reads as no default and
-// fails the request's reads.
+// plugins pick them (policy.ClusterDefaults, and the newest default
+// ingress class). A list that fails reads as no default and fails the
+// request's reads.
 func (x *sharedReads) Defaults() policy.Defaults {
-	var d policy.Defaults
-	priorities := &schedulingv1.PriorityClassList{}
-	if x.list(priorities) {
-		d.PriorityClass = policy.DefaultPriorityClass(priorities.Items)
-	}
-	storage := &storagev1.StorageClassList{}
-	if x.list(storage) {
-		d.StorageClass = policy.NewestDefault(policy.Metas(storage.Items), policy.StorageDefaultKeys...)
+	d, err := policy.ClusterDefaults(x.ctx, x.c)
+	if err != nil {
+		x.keep(err)
 	}
 	ingress := &networkingv1.IngressClassList{}
 	if x.list(ingress) {
-		d.IngressClass = policy.NewestDefault(policy.Metas(ingress.Items), ingressDefaultKeys...)
+		d.IngressClass = policy.NewestDefault(policy.Metas(ingress.Items), policy.IngressDefaultKeys...)
 	}
 	return d
 }
-
-// ingressDefaultKeys mark an IngressClass the default.
-var ingressDefaultKeys = []string{networkingv1.AnnotationIsDefaultIngressClass}
 
 // hostsOf are an Ingress's hostnames, lowercased, each once.
 func hostsOf(ing *networkingv1.Ingress) []string {
