@@ -162,10 +162,7 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 		return nil, err
 	}
 	// An owner of the tenant: the owners' group is the tenant's name.
-	cfg := unthrottled(p.ConfigFor("bench-owner", admissionTenant, "system:authenticated"))
-	// Pod Security's warnings on the Deployments would be logged per create.
-	cfg.WarningHandlerWithContext = rest.NoWarnings{}
-	owner, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
+	owner, err := writer(p, "bench-owner", admissionTenant, "system:authenticated")
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +213,8 @@ func measureAdmission(ctx context.Context, e *env) ([]row, error) {
 	}
 	// Flux applies a tenant's repository as the namespace's reconciler:
 	// most writes in a tenant namespace are its.
-	reconciler, err := client.New(reconcilerConfig(p, tenant, tenantNS), client.Options{Scheme: manager.Scheme()})
+	reconciler, err := writer(p, tenancy.ServiceAccountPrefix+tenantNS+":"+tenant.ReconcilerName(),
+		"system:serviceaccounts", "system:serviceaccounts:"+tenantNS, "system:authenticated")
 	if err != nil {
 		return nil, err
 	}
@@ -289,13 +287,12 @@ func webhookStopped(ctx context.Context, ctl *controllerProcess, owner client.Cl
 	return rows, ctl.WaitReady(ctx)
 }
 
-// reconcilerConfig is the identity of ns's reconciler, as Flux
-// impersonates it.
-func reconcilerConfig(p *localcluster.Env, tenant *v1alpha1.Tenant, ns string) *rest.Config {
-	cfg := unthrottled(p.ConfigFor(tenancy.ServiceAccountPrefix+ns+":"+tenant.ReconcilerName(),
-		"system:serviceaccounts", "system:serviceaccounts:"+ns, "system:authenticated"))
+// writer is an unthrottled client acting as user in groups.
+func writer(p *localcluster.Env, user string, groups ...string) (client.Client, error) {
+	cfg := unthrottled(p.ConfigFor(user, groups...))
+	// Pod Security's warnings on the Deployments would be logged per create.
 	cfg.WarningHandlerWithContext = rest.NoWarnings{}
-	return cfg
+	return client.New(cfg, client.Options{Scheme: manager.Scheme()})
 }
 
 // platformGrant makes the platform namespace, binds the tenant role there
